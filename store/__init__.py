@@ -1,0 +1,1 @@
+"""memlens.store: the memory graph, its history and its ledger."""

@@ -1,0 +1,1 @@
+"""memlens.viewer: snapshot -> offline HTML bundle, and the CLI."""
