@@ -1,0 +1,47 @@
+"""Where datasets live: one SQLite file each, under $MEMLENS_HOME or ~/.memlens."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from .errors import InvalidInput
+
+SUFFIX = ".sqlite"
+
+
+def home() -> Path:
+    return Path(os.environ.get("MEMLENS_HOME") or Path.home() / ".memlens")
+
+
+def project_name(directory: Path | None = None) -> str:
+    """The working directory's name plus a short hash of its full path: two clones never collide."""
+    directory = (directory or Path.cwd()).resolve()
+    digest = hashlib.sha1(str(directory).encode()).hexdigest()[:8]
+    base = re.sub(r"[^\w.-]+", "-", directory.name).strip("-") or "root"
+    return f"{base}-{digest}"
+
+
+def path_for(name: str) -> Path:
+    if not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
+        raise InvalidInput(f"dataset name {name!r} may hold only letters, digits, '.', '_' and '-'")
+    return home() / f"{name}{SUFFIX}"
+
+
+def resolve(db: str | os.PathLike | None = None, name: str | None = None) -> Path:
+    """--db PATH wins, then -d NAME, then the project dataset of the working directory."""
+    if db is not None and name is not None:
+        raise InvalidInput("give --db or -d, not both")
+    if db is not None:
+        return Path(db).expanduser()
+    return path_for(name or project_name())
+
+
+def name_of(path: Path) -> str:
+    return path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+
+
+def listed() -> list[Path]:
+    directory = home()
+    return sorted(directory.glob(f"*{SUFFIX}")) if directory.is_dir() else []

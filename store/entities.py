@@ -1,0 +1,77 @@
+"""Entities: found by name (through merges), created with a type from the ontology."""
+from __future__ import annotations
+
+import sqlite3
+
+from . import search
+from .db import Tx
+from .errors import Ambiguous, Forgotten, InvalidInput, NotFound
+from .ids import entity_id, short
+from .ontology import resolve_type
+
+
+def find(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row | None:
+    """The live entity a name or id refers to, following merges; None if there is none."""
+    row = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id(name_or_id),)).fetchone()
+    if row is None and len(name_or_id) >= 4:
+        matches = conn.execute(
+            "SELECT * FROM entities WHERE id LIKE ? LIMIT 2", (name_or_id.lower() + "%",)
+        ).fetchall()
+        if len(matches) > 1:
+            raise Ambiguous(f"{name_or_id!r} matches more than one entity id; give more of it")
+        row = matches[0] if matches else None
+    while row is not None and row["merged_into"]:
+        row = conn.execute("SELECT * FROM entities WHERE id = ?", (row["merged_into"],)).fetchone()
+    return row
+
+
+def get(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row:
+    row = find(conn, name_or_id)
+    if row is None:
+        raise NotFound(f"no entity named {name_or_id!r}")
+    return row
+
+
+def ensure(
+    tx: Tx, name: str, type_name: str | None, description: str = "", *, override_forgotten: bool = False
+) -> str:
+    """The id of the entity called `name`, creating it (typed) if it does not exist yet."""
+    name = name.strip()
+    if not name:
+        raise InvalidInput("an entity needs a name")
+    existing = find(tx.conn, name)
+    if existing is not None:
+        if type_name and resolve_type(tx, type_name) != existing["type"]:
+            raise InvalidInput(
+                f"{existing['name']!r} is a {existing['type']}, not a {type_name.strip()}"
+            )
+        if description and description != existing["description"]:
+            tx.conn.execute(
+                "UPDATE entities SET description = ?, updated_at = ? WHERE id = ?",
+                (description, tx.at, existing["id"]),
+            )
+            search.index_entity(tx.conn, existing["id"])
+            tx.log("describe", "entity", [existing["id"]])
+        return existing["id"]
+    new_id = entity_id(name)
+    if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (new_id,)):
+        if not override_forgotten:
+            raise Forgotten(
+                f"the entity {name!r} was forgotten; re-create it only on purpose (--override)"
+            )
+        tx.conn.execute("DELETE FROM tombstones WHERE id = ?", (new_id,))
+    if not type_name:
+        raise InvalidInput(f"{name!r} is a new entity: give its type, as {name}:Type")
+    canonical_type = resolve_type(tx, type_name)
+    tx.conn.execute(
+        "INSERT INTO entities (id, name, type, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (new_id, name, canonical_type, description, tx.at, tx.at),
+    )
+    search.index_entity(tx.conn, new_id)
+    tx.log("entity", "entity", [new_id], type=canonical_type, override=override_forgotten or None)
+    return new_id
+
+
+def label(conn: sqlite3.Connection, id_: str) -> str:
+    row = conn.execute("SELECT name FROM entities WHERE id = ?", (id_,)).fetchone()
+    return row["name"] if row else f"<{short(id_)}>"

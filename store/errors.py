@@ -1,0 +1,34 @@
+"""The errors the store raises; the CLI turns each into `Error: <message>` and exit status 1."""
+from __future__ import annotations
+
+
+class MemlensError(Exception):
+    """Base of every error memlens reports to a person instead of a traceback."""
+
+
+class InvalidInput(MemlensError):
+    """The input is malformed: a bad triple, date, confidence or empty name."""
+
+
+class UnknownType(MemlensError):
+    """An entity type that the dataset's ontology does not know."""
+
+
+class NotFound(MemlensError):
+    """No entity, fact or candidate matches the given name or id."""
+
+
+class Ambiguous(MemlensError):
+    """A short id prefix matches more than one fact or entity."""
+
+
+class Forgotten(MemlensError):
+    """The triple or entity was forgotten; re-asserting it needs an explicit override."""
+
+
+class Conflict(MemlensError):
+    """The write contradicts the current state (e.g. restoring a current fact)."""
+
+
+class StoreUnreadable(MemlensError):
+    """The file is not a memlens store, or is newer than this memlens."""

@@ -1,0 +1,130 @@
+"""Facts and their versions over record time; asserting a fact."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+from . import entities, functional, search
+from .versions import FACT_WITH_STATE, change_state, insert_version
+from .db import Tx
+from .errors import Forgotten, InvalidInput
+from .ids import fact_id, short
+from .timefmt import parse_valid_time
+
+
+@dataclass(frozen=True)
+class FactInput:
+    """One fact as a writer states it: names, not ids."""
+
+    subject: str
+    relation: str
+    object: str
+    subject_type: str | None = None
+    object_type: str | None = None
+    description: str = ""
+    evidence: tuple[str, ...] = ()
+    valid_from: str | None = None
+    valid_to: str | None = None
+    subject_description: str = ""
+    object_description: str = ""
+
+
+@dataclass
+class Outcome:
+    """What one assertion did."""
+
+    fact_id: str
+    outcome: str  # asserted | reasserted | kept superseded | kept retracted | filed as history
+    superseded: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"fact": self.fact_id, "outcome": self.outcome, "superseded": self.superseded}
+
+
+def validate(item: FactInput) -> FactInput:
+    relation = item.relation.strip()
+    if not relation:
+        raise InvalidInput("a fact needs a relation")
+    valid_from = parse_valid_time(item.valid_from, what="valid_from")
+    valid_to = parse_valid_time(item.valid_to, what="valid_to")
+    if valid_from and valid_to and valid_to <= valid_from:
+        raise InvalidInput(f"valid_to {valid_to} is not after valid_from {valid_from}")
+    evidence = tuple(e.strip() for e in item.evidence if e and e.strip())
+    return FactInput(
+        item.subject, relation, item.object, item.subject_type, item.object_type,
+        item.description.strip(), evidence, valid_from, valid_to,
+        item.subject_description.strip(), item.object_description.strip(),
+    )
+
+
+def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False) -> Outcome:
+    """Record one fact; a superseded or retracted fact said again stays as it was judged."""
+    item = validate(item)
+    subject_id = entities.ensure(
+        tx, item.subject, item.subject_type, item.subject_description, override_forgotten=override_forgotten
+    )
+    object_id = entities.ensure(
+        tx, item.object, item.object_type, item.object_description, override_forgotten=override_forgotten
+    )
+    fid = fact_id(subject_id, item.relation, object_id)
+    if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (fid,)):
+        if not override_forgotten:
+            raise Forgotten(
+                f"{item.subject} --{item.relation}--> {item.object} was forgotten (fact {short(fid)}); "
+                "assert it again only on purpose (--override)"
+            )
+        tx.conn.execute("DELETE FROM tombstones WHERE id = ?", (fid,))
+    existing = tx.one(FACT_WITH_STATE + " WHERE f.id = ?", (fid,))
+    if existing is not None:
+        return _reassert(tx, existing, item)
+    seq = tx.log("assert", "fact", [fid, subject_id, object_id], valid_from=item.valid_from,
+                 valid_to=item.valid_to, override=override_forgotten or None)
+    tx.conn.execute(
+        """INSERT INTO facts (id, subject_id, relation, object_id, description, evidence, actor, arrival)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        (fid, subject_id, item.relation, object_id, item.description, json.dumps(list(item.evidence)), tx.actor, seq),
+    )
+    previous = tx.one("SELECT max(version) FROM fact_versions WHERE fact_id = ?", (fid,))[0] or 0
+    if previous:  # a forgotten fact asserted again on purpose: close the tombstone's version
+        tx.conn.execute(
+            "UPDATE fact_versions SET retired_at = ? WHERE fact_id = ? AND retired_at IS NULL", (tx.at, fid)
+        )
+    insert_version(tx, fid, previous + 1, {
+        "status": "current", "superseded_by": None, "reason": None,
+        "valid_from": item.valid_from, "valid_to": item.valid_to,
+    })
+    search.index_fact(tx.conn, fid)
+    superseded = functional.settle(tx, subject_id, item.relation)
+    if fid in superseded:
+        return Outcome(fid, "filed as history", [s for s in superseded if s != fid])
+    return Outcome(fid, "asserted", superseded)
+
+
+def _reassert(tx: Tx, existing: sqlite3.Row, item: FactInput) -> Outcome:
+    fid = existing["id"]
+    evidence = json.loads(existing["evidence"])
+    evidence += [e for e in item.evidence if e not in evidence]
+    description = item.description or existing["description"]
+    tx.conn.execute(
+        "UPDATE facts SET evidence = ?, description = ?, reassertions = reassertions + 1 WHERE id = ?",
+        (json.dumps(evidence), description, fid),
+    )
+    search.index_fact(tx.conn, fid)
+    status = existing["status"]
+    tx.log("reassert", "fact", [fid], status=status)
+    if status != "current":
+        # Supersession holds: only restore or supersede changes a judged fact.
+        return Outcome(fid, f"kept {status}")
+    changes = {}
+    if item.valid_from and item.valid_from != existing["valid_from"]:
+        changes["valid_from"] = item.valid_from
+    if item.valid_to and item.valid_to != existing["valid_to"]:
+        changes["valid_to"] = item.valid_to
+    if not changes:
+        return Outcome(fid, "reasserted")
+    change_state(tx, fid, **changes)
+    superseded = functional.settle(tx, existing["subject_id"], existing["relation"])
+    if fid in superseded:
+        return Outcome(fid, "filed as history", [s for s in superseded if s != fid])
+    return Outcome(fid, "reasserted", superseded)

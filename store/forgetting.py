@@ -1,0 +1,69 @@
+"""Forget: erase the text of a fact or an entity and leave a tombstone that refuses it back."""
+from __future__ import annotations
+
+import sqlite3
+
+from . import contradictions, entities, search
+from .db import Tx
+from .versions import change_state, get_fact
+
+
+def forget_fact(tx: Tx, ref: str) -> str:
+    fact = get_fact(tx.conn, ref)
+    _erase_fact(tx, fact, keep_subject=True)
+    return fact["id"]
+
+
+def forget_entity(tx: Tx, name_or_id: str) -> tuple[str, list[str]]:
+    """Forget an entity, the names merged into it and every fact that mentions any of them."""
+    entity = entities.get(tx.conn, name_or_id)
+    ids = _with_aliases(tx.conn, entity["id"])
+    marks = ",".join("?" * len(ids))
+    facts = tx.all(
+        f"""SELECT f.*, v.status FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+            WHERE f.subject_id IN ({marks}) OR f.object_id IN ({marks}) ORDER BY f.arrival""",
+        (*ids, *ids),
+    )
+    for fact in facts:
+        _erase_fact(tx, fact, keep_subject=fact["subject_id"] not in ids)
+    tx.conn.execute(f"UPDATE tombstones SET subject_id = NULL WHERE subject_id IN ({marks})", ids)
+    # Aliases point at the entity they were merged into: delete them before it.
+    for entity_id in reversed(ids):
+        row = tx.one("SELECT n FROM entities WHERE id = ?", (entity_id,))
+        search.unindex_entity(tx.conn, row["n"])
+        tx.conn.execute("DELETE FROM entities WHERE id = ?", (entity_id,))
+        tx.conn.execute(
+            "INSERT INTO tombstones (id, kind, subject_id, forgotten_at, actor) VALUES (?, 'entity', NULL, ?, ?)",
+            (entity_id, tx.at, tx.actor),
+        )
+    tx.log("forget", "entity", ids, facts=len(facts))
+    return entity["id"], [f["id"] for f in facts]
+
+
+def _with_aliases(conn: sqlite3.Connection, entity_id: str) -> list[str]:
+    """The entity first, then every entity merged into it, directly or through others."""
+    ids, frontier = [entity_id], [entity_id]
+    while frontier:
+        marks = ",".join("?" * len(frontier))
+        frontier = [r[0] for r in conn.execute(
+            f"SELECT id FROM entities WHERE merged_into IN ({marks}) ORDER BY id", frontier)]
+        ids += frontier
+    return ids
+
+
+def _erase_fact(tx: Tx, fact: sqlite3.Row, *, keep_subject: bool) -> None:
+    fid = fact["id"]
+    contradictions.resolve_all_of(tx, fid, "forgotten")
+    # Reasons are free text and may quote the fact: they go with it.
+    tx.conn.execute(
+        "UPDATE contradictions SET reason = '', resolution_reason = NULL WHERE fact_a = ? OR fact_b = ?", (fid, fid)
+    )
+    tx.conn.execute("UPDATE fact_versions SET reason = NULL WHERE fact_id = ?", (fid,))
+    change_state(tx, fid, status="forgotten", superseded_by=None, reason=None)
+    search.unindex_fact(tx.conn, fact["n"])
+    tx.conn.execute("DELETE FROM facts WHERE id = ?", (fid,))
+    tx.conn.execute(
+        "INSERT INTO tombstones (id, kind, subject_id, forgotten_at, actor) VALUES (?, 'fact', ?, ?, ?)",
+        (fid, fact["subject_id"] if keep_subject else None, tx.at, tx.actor),
+    )
+    tx.log("forget", "fact", [fid])

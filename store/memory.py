@@ -1,0 +1,157 @@
+"""`Memory`: one dataset, opened; every write is one transaction with its ledger rows."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+
+from . import (contradictions, corrections, datasets, facts, forgetting, functional, hooks, ledger,
+               maintenance, merging, ontology, reads, search, snapshot)
+from .db import connect, default_actor, write
+from .facts import FactInput, Outcome
+from .maintenance import Candidate
+from .timefmt import parse_instant, parse_valid_time, utc_now
+
+
+class Memory:
+    """A memlens dataset. `actor` is who writes (`cli:<user>`, `agent:<name>`, `hook`, ...)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        actor: str | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        readonly: bool = False,
+    ) -> None:
+        self.path = Path(path)
+        self.actor = actor or default_actor()
+        self.clock = clock
+        self.conn = connect(self.path, readonly=readonly)
+
+    @property
+    def name(self) -> str:
+        return datasets.name_of(self.path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write(self):
+        return write(self.conn, self.actor, self.clock)
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def remember(self, items: Iterable[FactInput], *, override_forgotten: bool = False) -> list[Outcome]:
+        """Assert facts, all or none."""
+        with self._write() as tx:
+            return [facts.assert_fact(tx, item, override_forgotten=override_forgotten) for item in items]
+
+    def declare_functional(self, relation: str) -> list[str]:
+        with self._write() as tx:
+            return functional.declare(tx, relation)
+
+    def add_type(self, name: str) -> str:
+        with self._write() as tx:
+            return ontology.add_type(tx, name)
+
+    def supersede(self, old: str, new: str, reason: str) -> tuple[str, str]:
+        with self._write() as tx:
+            return corrections.supersede(tx, old, new, reason)
+
+    def restore(self, ref: str, reason: str) -> list[str]:
+        with self._write() as tx:
+            return corrections.restore(tx, ref, reason)
+
+    def retract(self, ref: str, reason: str) -> str:
+        with self._write() as tx:
+            return corrections.retract(tx, ref, reason)
+
+    def contest(self, a: str, b: str, reason: str, confidence: float = 0.5) -> str:
+        with self._write() as tx:
+            return contradictions.contest(tx, a, b, reason, confidence)
+
+    def dismiss(self, key: str, reason: str) -> Candidate:
+        with self._write() as tx:
+            return maintenance.dismiss(tx, key, reason)
+
+    def merge(self, keep: str, drop: str) -> dict[str, str]:
+        with self._write() as tx:
+            return merging.merge(tx, keep, drop)
+
+    def forget_fact(self, ref: str) -> str:
+        with self._write() as tx:
+            forgotten = forgetting.forget_fact(tx, ref)
+            search.purge_deleted_text(tx.conn)
+        self._flush_erased_pages()
+        return forgotten
+
+    def forget_entity(self, name_or_id: str) -> tuple[str, list[str]]:
+        with self._write() as tx:
+            forgotten = forgetting.forget_entity(tx, name_or_id)
+            search.purge_deleted_text(tx.conn)
+        self._flush_erased_pages()
+        return forgotten
+
+    def _flush_erased_pages(self) -> None:
+        """Copy the zeroed pages into the main file and empty the WAL, where the old text still was."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def fact(self, ref: str) -> dict:
+        return reads.fact(self.conn, ref)
+
+    def facts(
+        self,
+        *,
+        include_all: bool = False,
+        as_of_record: str | None = None,
+        as_of_valid: str | None = None,
+    ) -> list[dict]:
+        """Current facts; `include_all` adds superseded, retracted and forgotten (without text)."""
+        return reads.fact_rows(
+            self.conn,
+            statuses=None if include_all else ("current",),
+            as_of_record=parse_instant(as_of_record, what="--as-of-record") if as_of_record else None,
+            as_of_valid=parse_valid_time(as_of_valid, what="--as-of-valid"),
+        )
+
+    def history(self, ref: str) -> dict:
+        return reads.history(self.conn, ref)
+
+    def recall(self, query: str, *, include_superseded: bool = False, limit: int = 20) -> dict:
+        return reads.recall(self.conn, query, include_superseded=include_superseded, limit=limit)
+
+    def worklist(self) -> list[Candidate]:
+        return maintenance.worklist(self.conn)
+
+    def maintain(self) -> tuple[list[Candidate], list[hooks.HookResult]]:
+        """The worklist, then the after-maintenance hooks (which never undo it)."""
+        return self.worklist(), hooks.run_after_maintenance(self)
+
+    def types(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM types ORDER BY name")]
+
+    def relations(self) -> list[dict]:
+        return [
+            {"name": r[0], "functional": bool(r[1])}
+            for r in self.conn.execute("SELECT name, functional FROM relations ORDER BY name")
+        ]
+
+    def ledger(self) -> list[dict]:
+        return ledger.rows(self.conn)
+
+    def content_hash(self) -> str:
+        return "sha256:" + ledger.head(self.conn)
+
+    def stats(self) -> dict:
+        return snapshot.stats(self.conn)
+
+    def snapshot(self) -> dict:
+        return snapshot.build(self.conn, self.name)

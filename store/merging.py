@@ -1,0 +1,74 @@
+"""Merge two entities: the dropped one's facts move to the kept one; the old facts stay as history."""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from . import contradictions, entities, functional, search
+from .db import Tx
+from .errors import Forgotten, InvalidInput
+from .ids import fact_id, short
+from .versions import FACT_WITH_STATE, STATE_COLUMNS, change_state, insert_version, open_state
+
+
+def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
+    """Returns {old fact id: fact id under the kept entity}."""
+    keep, drop = entities.get(tx.conn, keep_ref), entities.get(tx.conn, drop_ref)
+    if keep["id"] == drop["id"]:
+        raise InvalidInput(f"{keep_ref!r} and {drop_ref!r} are already the same entity")
+    facts = tx.all(
+        FACT_WITH_STATE + " WHERE (f.subject_id = ? OR f.object_id = ?) ORDER BY f.arrival",
+        (drop["id"], drop["id"]),
+    )
+    endpoints = {fact["id"]: _moved_endpoints(fact, drop["id"], keep["id"]) for fact in facts}
+    moved = {f["id"]: fact_id(endpoints[f["id"]][0], f["relation"], endpoints[f["id"]][1]) for f in facts}
+    reason = f"merged {drop['name']} into {keep['name']}"
+    for fact in facts:
+        old, new = fact["id"], moved[fact["id"]]
+        if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (new,)):
+            raise Forgotten(f"merging would bring back forgotten fact {short(new)}; forget or retract {short(old)} first")
+        state = _copy_into(tx, fact, new, endpoints[old], moved)
+        change_state(tx, old, status="superseded", superseded_by=new, reason=reason)
+        tx.log("move", "fact", [old, new], status=state["status"], superseded_by=state["superseded_by"])
+        contradictions.carry_over(tx, old, new)
+    tx.conn.execute(
+        "UPDATE entities SET merged_into = ?, merged_at = ? WHERE id = ?", (keep["id"], tx.at, drop["id"]))
+    if not keep["description"] and drop["description"]:
+        tx.conn.execute("UPDATE entities SET description = ?, updated_at = ? WHERE id = ?",
+                        (drop["description"], tx.at, keep["id"]))
+        search.index_entity(tx.conn, keep["id"])
+    search.unindex_entity(tx.conn, drop["n"])
+    tx.log("merge", "entity", [keep["id"], drop["id"]])
+    for relation in sorted({f["relation"] for f in facts}):
+        functional.settle(tx, keep["id"], relation)
+    return moved
+
+
+def _moved_endpoints(fact: sqlite3.Row, drop_id: str, keep_id: str) -> tuple[str, str]:
+    subject = keep_id if fact["subject_id"] == drop_id else fact["subject_id"]
+    object_ = keep_id if fact["object_id"] == drop_id else fact["object_id"]
+    return subject, object_
+
+
+def _copy_into(
+    tx: Tx, fact: sqlite3.Row, new_id: str, endpoints: tuple[str, str], moved: dict[str, str]
+) -> dict:
+    """The fact under its new triple, keeping its state; an existing twin just gains its evidence."""
+    existing = tx.one("SELECT evidence FROM facts WHERE id = ?", (new_id,))
+    if existing is not None:
+        evidence = json.loads(existing["evidence"])
+        evidence += [e for e in json.loads(fact["evidence"]) if e not in evidence]
+        tx.conn.execute("UPDATE facts SET evidence = ? WHERE id = ?", (json.dumps(evidence), new_id))
+        search.index_fact(tx.conn, new_id)
+        return open_state(tx.conn, new_id)
+    state = {column: fact[column] for column in STATE_COLUMNS}
+    state["superseded_by"] = moved.get(state["superseded_by"], state["superseded_by"])
+    tx.conn.execute(
+        """INSERT INTO facts (id, subject_id, relation, object_id, description, evidence, actor, arrival, reassertions)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (new_id, endpoints[0], fact["relation"], endpoints[1], fact["description"], fact["evidence"],
+         fact["actor"], fact["arrival"], fact["reassertions"]),
+    )
+    insert_version(tx, new_id, 1, state)
+    search.index_fact(tx.conn, new_id)
+    return state

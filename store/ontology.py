@@ -1,0 +1,28 @@
+"""Entity types: a default ontology every dataset starts with, extended per dataset."""
+from __future__ import annotations
+
+from .db import Tx
+from .errors import InvalidInput, UnknownType
+
+def add_type(tx: Tx, name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise InvalidInput("a type needs a name")
+    existing = tx.one("SELECT name FROM types WHERE lower(name) = lower(?)", (name,))
+    if existing:
+        return existing["name"]
+    tx.conn.execute("INSERT INTO types (name, added_at) VALUES (?, ?)", (name, tx.at))
+    tx.log("add_type", "type", [], type=name)
+    return name
+
+
+def resolve_type(tx: Tx, name: str) -> str:
+    """The ontology's spelling of a type, matched case-insensitively; unknown types are refused."""
+    row = tx.one("SELECT name FROM types WHERE lower(name) = lower(?)", (name.strip(),))
+    if row is None:
+        known = ", ".join(r["name"] for r in tx.all("SELECT name FROM types ORDER BY name"))
+        raise UnknownType(
+            f"unknown entity type {name!r}; known types: {known} "
+            "(add one with `memlens types add NAME`)"
+        )
+    return row["name"]

@@ -1,0 +1,165 @@
+"""Reading facts: now, as believed at a record time, as true at a valid time; history; recall."""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from . import entities, search
+from .errors import NotFound
+from .versions import get_fact
+
+_STATE_AT = """
+    SELECT v.fact_id AS id, v.status, v.superseded_by, v.reason, v.valid_from, v.valid_to,
+           v.recorded_at AS state_since,
+           (SELECT recorded_at FROM fact_versions first WHERE first.fact_id = v.fact_id
+            ORDER BY version LIMIT 1) AS recorded_at,
+           f.relation, f.subject_id, f.object_id, f.description, f.evidence, f.actor, f.arrival,
+           s.name AS subject_name, o.name AS object_name
+    FROM fact_versions v
+    LEFT JOIN facts f ON f.id = v.fact_id
+    LEFT JOIN entities s ON s.id = f.subject_id
+    LEFT JOIN entities o ON o.id = f.object_id
+"""
+
+
+def fact_rows(
+    conn: sqlite3.Connection,
+    *,
+    statuses: tuple[str, ...] | None = ("current",),
+    as_of_record: str | None = None,
+    as_of_valid: str | None = None,
+    subject_id: str | None = None,
+) -> list[dict]:
+    """Facts in the state they were in at `as_of_record` (default: now), filtered."""
+    where, params = [], []
+    if as_of_record is None:
+        where.append("v.retired_at IS NULL")
+    else:
+        where.append("v.recorded_at <= ? AND (v.retired_at IS NULL OR v.retired_at > ?)")
+        params += [as_of_record, as_of_record]
+    if as_of_valid is not None:
+        # At a valid time, history counts: a superseded value was true in its own interval.
+        statuses = ("current", "superseded")
+        where.append("(v.valid_from IS NULL OR v.valid_from <= ?) AND (v.valid_to IS NULL OR v.valid_to > ?)")
+        params += [as_of_valid, as_of_valid]
+    if statuses:
+        where.append(f"v.status IN ({','.join('?' * len(statuses))})")
+        params += list(statuses)
+    if subject_id is not None:
+        where.append("(f.subject_id = ? OR f.object_id = ?)")
+        params += [subject_id, subject_id]
+    rows = conn.execute(
+        _STATE_AT + " WHERE " + " AND ".join(where) + " ORDER BY s.name, f.relation, o.name, v.fact_id", params
+    ).fetchall()
+    contested = contested_ids(conn, as_of_record)
+    return [fact_view(row, contested) for row in rows]
+
+
+def contested_ids(conn: sqlite3.Connection, at: str | None = None) -> set[str]:
+    if at is None:
+        sql, params = "SELECT fact_a, fact_b FROM contradictions WHERE resolved_at IS NULL", ()
+    else:
+        sql = "SELECT fact_a, fact_b FROM contradictions WHERE recorded_at <= ? AND (resolved_at IS NULL OR resolved_at > ?)"
+        params = (at, at)
+    return {fid for row in conn.execute(sql, params) for fid in row}
+
+
+def fact_view(row: sqlite3.Row, contested: set[str]) -> dict:
+    """One fact as readers see it; a forgotten fact keeps its id, status and dates, never its text."""
+    erased = row["relation"] is None
+    return {
+        "id": row["id"],
+        "subject": row["subject_id"],
+        "subject_name": row["subject_name"],
+        "relation": row["relation"],
+        "object": row["object_id"],
+        "object_name": row["object_name"],
+        "status": row["status"],
+        "superseded_by": row["superseded_by"],
+        "reason": row["reason"],
+        "contested": row["id"] in contested,
+        "valid_from": row["valid_from"],
+        "valid_to": row["valid_to"],
+        "recorded_at": row["recorded_at"],
+        "retired_at": None if row["status"] == "current" else row["state_since"],
+        "evidence": [] if erased else json.loads(row["evidence"]),
+        "actor": row["actor"],
+        "description": row["description"],
+    }
+
+
+def fact(conn: sqlite3.Connection, ref: str) -> dict:
+    fid = get_fact(conn, ref)["id"]
+    rows = conn.execute(_STATE_AT + " WHERE v.fact_id = ? AND v.retired_at IS NULL", (fid,)).fetchall()
+    return fact_view(rows[0], contested_ids(conn))
+
+
+def fact_history(conn: sqlite3.Connection, fact_id: str) -> list[dict]:
+    return [
+        {k: row[k] for k in ("version", "status", "superseded_by", "reason", "valid_from", "valid_to",
+                             "recorded_at", "retired_at")}
+        for row in conn.execute("SELECT * FROM fact_versions WHERE fact_id = ? ORDER BY version", (fact_id,))
+    ]
+
+
+def ledger_for(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
+    """Ledger rows that name any of `ids` (refs are a JSON list of ids)."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"""SELECT DISTINCT l.seq, l.at, l.actor, l.action, l.kind, l.refs, l.payload
+            FROM ledger l, json_each(l.refs) r WHERE r.value IN ({marks}) ORDER BY l.seq""",
+        ids,
+    ).fetchall()
+    return [
+        {"seq": r[0], "at": r[1], "actor": r[2], "action": r[3], "kind": r[4],
+         "refs": json.loads(r[5]), "payload": json.loads(r[6])}
+        for r in rows
+    ]
+
+
+def history(conn: sqlite3.Connection, ref: str) -> dict:
+    """The history of a fact (by id) or of an entity (by name or id)."""
+    entity = None
+    try:
+        entity = entities.find(conn, ref)
+    except NotFound:
+        entity = None
+    if entity is not None:
+        aliases = [r[0] for r in conn.execute("SELECT id FROM entities WHERE merged_into = ?", (entity["id"],))]
+        facts = fact_rows(conn, statuses=None, subject_id=entity["id"])
+        for alias in aliases:
+            facts += fact_rows(conn, statuses=None, subject_id=alias)
+        return {
+            "entity": entity_view(entity),
+            "merged": aliases,
+            "facts": [dict(f, history=fact_history(conn, f["id"])) for f in facts],
+            "ledger": ledger_for(conn, [entity["id"], *aliases, *(f["id"] for f in facts)]),
+        }
+    found = fact(conn, ref)
+    return {"fact": found, "history": fact_history(conn, found["id"]), "ledger": ledger_for(conn, [found["id"]])}
+
+
+def entity_view(row: sqlite3.Row) -> dict:
+    return {k: row[k] for k in ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")}
+
+
+def recall(conn: sqlite3.Connection, query: str, *, include_superseded: bool = False, limit: int = 20) -> dict:
+    """Search facts and entities; superseded and retracted facts only when asked."""
+    statuses = ("current", "superseded", "retracted") if include_superseded else ("current",)
+    hits = search.matching_facts(conn, query, limit * 4)
+    contested = contested_ids(conn)
+    facts = []
+    for n, score in hits:
+        row = conn.execute(_STATE_AT + " WHERE f.n = ? AND v.retired_at IS NULL", (n,)).fetchone()
+        if row is not None and row["status"] in statuses:
+            facts.append(dict(fact_view(row, contested), score=round(-score, 4)))
+        if len(facts) >= limit:
+            break
+    found_entities = []
+    for n, score in search.matching_entities(conn, query, limit):
+        row = conn.execute("SELECT * FROM entities WHERE n = ? AND merged_into IS NULL", (n,)).fetchone()
+        if row is not None:
+            found_entities.append(dict(entity_view(row), score=round(-score, 4)))
+    return {"query": query, "facts": facts, "entities": found_entities}

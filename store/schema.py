@@ -1,0 +1,156 @@
+"""The SQLite schema and its migrations; the version lives in PRAGMA user_version."""
+from __future__ import annotations
+
+import sqlite3
+
+from .errors import StoreUnreadable
+
+STATUSES = ("current", "superseded", "retracted", "forgotten")
+
+_V1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE types (name TEXT PRIMARY KEY, added_at TEXT);             -- NULL: a default type
+
+CREATE TABLE relations (
+    name TEXT PRIMARY KEY,
+    functional INTEGER NOT NULL DEFAULT 0,
+    declared_at TEXT NOT NULL
+);
+
+CREATE TABLE entities (
+    n INTEGER PRIMARY KEY,                 -- stable rowid, shared with entity_search
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    type TEXT NOT NULL REFERENCES types(name),
+    description TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    merged_into TEXT REFERENCES entities(id),
+    merged_at TEXT
+);
+
+CREATE TABLE facts (
+    n INTEGER PRIMARY KEY,                 -- stable rowid, shared with fact_search
+    id TEXT NOT NULL UNIQUE,
+    subject_id TEXT NOT NULL REFERENCES entities(id),
+    relation TEXT NOT NULL,
+    object_id TEXT NOT NULL REFERENCES entities(id),
+    description TEXT NOT NULL DEFAULT '',
+    evidence TEXT NOT NULL DEFAULT '[]',   -- JSON list of strings
+    actor TEXT NOT NULL,
+    arrival INTEGER NOT NULL,              -- ledger seq of the first assertion: the tie-breaker
+    reassertions INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX facts_subject ON facts (subject_id, relation);
+CREATE INDEX facts_object ON facts (object_id);
+
+-- One row per state a fact was in over record time; the open one has retired_at NULL.
+CREATE TABLE fact_versions (
+    fact_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('current', 'superseded', 'retracted', 'forgotten')),
+    superseded_by TEXT,
+    reason TEXT,
+    valid_from TEXT,
+    valid_to TEXT,
+    recorded_at TEXT NOT NULL,
+    retired_at TEXT,
+    PRIMARY KEY (fact_id, version)
+);
+CREATE UNIQUE INDEX fact_versions_open ON fact_versions (fact_id) WHERE retired_at IS NULL;
+CREATE INDEX fact_versions_record ON fact_versions (recorded_at);
+
+CREATE TABLE tombstones (
+    id TEXT PRIMARY KEY,                   -- the fact id (a hash of the triple) or entity id
+    kind TEXT NOT NULL CHECK (kind IN ('fact', 'entity')),
+    subject_id TEXT,                       -- for a fact: its subject, while that entity lives
+    forgotten_at TEXT NOT NULL,
+    actor TEXT NOT NULL
+);
+
+CREATE TABLE contradictions (
+    id TEXT PRIMARY KEY,
+    fact_a TEXT NOT NULL,
+    fact_b TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    actor TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    resolved_at TEXT,
+    resolution TEXT CHECK (resolution IN ('superseded', 'retracted', 'dismissed', 'forgotten', 'merged')),
+    resolution_reason TEXT
+);
+CREATE INDEX contradictions_a ON contradictions (fact_a);
+CREATE INDEX contradictions_b ON contradictions (fact_b);
+
+CREATE TABLE dismissals (
+    n INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,                 -- hash of what the candidate covered when dismissed
+    reason TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    at TEXT NOT NULL,
+    UNIQUE (key, content)
+);
+
+CREATE TABLE ledger (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    refs TEXT NOT NULL,                    -- JSON list of ids
+    payload TEXT NOT NULL,                 -- JSON object: ids and metadata, never fact text
+    chain TEXT NOT NULL                    -- sha256 over the previous chain and this row
+);
+CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is insert-only'); END;
+CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is insert-only'); END;
+
+INSERT INTO types (name) VALUES ('Person'), ('Team'), ('Organization'), ('Project'), ('Repository'),
+    ('Service'), ('Module'), ('File'), ('Function'), ('Library'), ('Tool'), ('Concept'), ('Decision'),
+    ('Task'), ('Bug'), ('Config'), ('Environment'), ('Document'), ('Event'), ('Endpoint'), ('Dataset');
+
+CREATE VIRTUAL TABLE fact_search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE entity_search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
+"""
+
+# Each migration takes the schema from version i to i + 1.
+MIGRATIONS: tuple[str, ...] = (_V1,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the file up to SCHEMA_VERSION, each step in its own transaction."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreUnreadable(
+            f"this store has schema version {version}; this memlens reads up to {SCHEMA_VERSION}. "
+            "Upgrade memlens."
+        )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[target - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {target}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a DDL script into statements (sqlite3.complete_statement knows trigger bodies)."""
+    statements, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--") and not pending.strip():
+            continue
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return [s for s in statements if s]

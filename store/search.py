@@ -1,0 +1,78 @@
+"""Full-text search (FTS5) over facts and entities; forgotten text leaves the index."""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+
+
+def index_entity(conn: sqlite3.Connection, entity_id: str) -> None:
+    row = conn.execute("SELECT n, name, type, description FROM entities WHERE id = ?", (entity_id,)).fetchone()
+    conn.execute("DELETE FROM entity_search WHERE rowid = ?", (row["n"],))
+    conn.execute(
+        "INSERT INTO entity_search (rowid, text) VALUES (?, ?)",
+        (row["n"], " ".join([row["name"], row["type"], row["description"]])),
+    )
+
+
+def unindex_entity(conn: sqlite3.Connection, n: int) -> None:
+    conn.execute("DELETE FROM entity_search WHERE rowid = ?", (n,))
+
+
+def index_fact(conn: sqlite3.Connection, fact_id: str) -> None:
+    row = conn.execute(
+        """SELECT f.n, f.relation, f.description, f.evidence, s.name AS subject, o.name AS object
+           FROM facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
+           WHERE f.id = ?""",
+        (fact_id,),
+    ).fetchone()
+    relation_words = re.sub(r"[_\-.]+", " ", row["relation"])
+    text = " ".join(
+        [row["subject"], row["relation"], relation_words, row["object"], row["description"], *json.loads(row["evidence"])]
+    )
+    conn.execute("DELETE FROM fact_search WHERE rowid = ?", (row["n"],))
+    conn.execute("INSERT INTO fact_search (rowid, text) VALUES (?, ?)", (row["n"], text))
+
+
+def unindex_fact(conn: sqlite3.Connection, n: int) -> None:
+    conn.execute("DELETE FROM fact_search WHERE rowid = ?", (n,))
+
+
+def purge_deleted_text(conn: sqlite3.Connection) -> None:
+    """Merge the FTS segments so deleted tokens are dropped, not just marked deleted."""
+    conn.execute("INSERT INTO fact_search (fact_search) VALUES ('optimize')")
+    conn.execute("INSERT INTO entity_search (entity_search) VALUES ('optimize')")
+
+
+def match_expression(query: str) -> str | None:
+    """A person's words as an FTS5 query: every word must match, as a prefix; no syntax leaks."""
+    words = re.findall(r"\w+", query)
+    if not words:
+        return None
+    return " ".join('"' + word.replace('"', '""') + '"*' for word in words)
+
+
+def matching_facts(conn: sqlite3.Connection, query: str, limit: int) -> list[tuple[int, float]]:
+    expression = match_expression(query)
+    if expression is None:
+        return []
+    return [
+        (r[0], r[1])
+        for r in conn.execute(
+            "SELECT rowid, bm25(fact_search) FROM fact_search WHERE fact_search MATCH ? ORDER BY bm25(fact_search) LIMIT ?",
+            (expression, limit),
+        )
+    ]
+
+
+def matching_entities(conn: sqlite3.Connection, query: str, limit: int) -> list[tuple[int, float]]:
+    expression = match_expression(query)
+    if expression is None:
+        return []
+    return [
+        (r[0], r[1])
+        for r in conn.execute(
+            "SELECT rowid, bm25(entity_search) FROM entity_search WHERE entity_search MATCH ? ORDER BY bm25(entity_search) LIMIT ?",
+            (expression, limit),
+        )
+    ]

@@ -1,0 +1,155 @@
+"""The Snapshot: everything the viewer may read, as plain data (format `memlens-snapshot/1`).
+
+Read in one SQLite read transaction; sorted so the same store always gives the same bytes. The
+layout of the format is documented in docs/snapshot-format.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import defaultdict
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+
+from . import ledger, maintenance
+from .timefmt import record_time
+
+FORMAT = "memlens-snapshot/1"
+
+
+def memlens_version() -> str:
+    try:
+        return version("memlens")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def stats(conn: sqlite3.Connection) -> dict:
+    by_status = dict(conn.execute(
+        "SELECT status, count(*) FROM fact_versions WHERE retired_at IS NULL GROUP BY status").fetchall())
+    contested = conn.execute(
+        """SELECT count(*) FROM (SELECT fact_a AS f FROM contradictions WHERE resolved_at IS NULL
+           UNION SELECT fact_b FROM contradictions WHERE resolved_at IS NULL)""").fetchone()[0]
+    count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    return {
+        "entities": count("SELECT count(*) FROM entities WHERE merged_into IS NULL"),
+        "facts": sum(by_status.values()),
+        "current": by_status.get("current", 0),
+        "superseded": by_status.get("superseded", 0),
+        "retracted": by_status.get("retracted", 0),
+        "forgotten": by_status.get("forgotten", 0),
+        "contested": contested,
+        "open_contradictions": count("SELECT count(*) FROM contradictions WHERE resolved_at IS NULL"),
+        "dismissals": count("SELECT count(*) FROM dismissals"),
+        "ledger": count("SELECT count(*) FROM ledger"),
+        "types": count("SELECT count(*) FROM types"),
+    }
+
+
+def _generated_at(conn: sqlite3.Connection) -> str:
+    last = conn.execute("SELECT max(at) FROM ledger").fetchone()[0]
+    if last:
+        return last
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
+    return record_time(datetime.fromtimestamp(epoch, timezone.utc))
+
+
+def build(conn: sqlite3.Connection, dataset: str) -> dict:
+    conn.execute("BEGIN")  # one read transaction: every part sees the same store
+    try:
+        return _build(conn, dataset)
+    finally:
+        conn.execute("COMMIT")
+
+
+def _build(conn: sqlite3.Connection, dataset: str) -> dict:
+    entities = [
+        {k: row[k] for k in ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")}
+        for row in conn.execute("SELECT * FROM entities ORDER BY name, id")
+    ]
+    names = {e["id"]: e["name"] for e in entities}
+    contradictions = _contradictions(conn)
+    return {
+        "format": FORMAT,
+        "dataset": dataset,
+        "generated_at": _generated_at(conn),
+        "hash": "sha256:" + ledger.head(conn),
+        "memlens_version": memlens_version(),
+        "ontology": {
+            "types": [r[0] for r in conn.execute("SELECT name FROM types ORDER BY name")],
+            "relations": [
+                {"name": r[0], "functional": bool(r[1])}
+                for r in conn.execute("SELECT name, functional FROM relations ORDER BY name")
+            ],
+        },
+        "entities": entities,
+        "facts": _facts(conn, names, contradictions),
+        "contradictions": contradictions,
+        "dismissals": [
+            {k: row[k] for k in ("key", "kind", "content", "reason", "actor", "at")}
+            for row in conn.execute("SELECT * FROM dismissals ORDER BY at, n")
+        ],
+        "maintenance": [c.as_dict() for c in maintenance.worklist(conn)],
+        "ledger": ledger.rows(conn),
+        "stats": stats(conn),
+    }
+
+
+def _contradictions(conn: sqlite3.Connection) -> list[dict]:
+    return [
+        {
+            "id": row["id"], "facts": [row["fact_a"], row["fact_b"]], "reason": row["reason"],
+            "confidence": row["confidence"], "actor": row["actor"], "recorded_at": row["recorded_at"],
+            "resolved_at": row["resolved_at"], "resolution": row["resolution"],
+            "resolution_reason": row["resolution_reason"],
+        }
+        for row in conn.execute("SELECT * FROM contradictions ORDER BY recorded_at, id")
+    ]
+
+
+def _facts(conn: sqlite3.Connection, names: dict[str, str], contradictions: list[dict]) -> list[dict]:
+    versions: dict[str, list[dict]] = defaultdict(list)
+    for row in conn.execute("SELECT * FROM fact_versions ORDER BY fact_id, version"):
+        versions[row["fact_id"]].append({
+            "from": row["recorded_at"], "to": row["retired_at"], "status": row["status"],
+            "superseded_by": row["superseded_by"], "reason": row["reason"],
+            "valid_from": row["valid_from"], "valid_to": row["valid_to"],
+        })
+    named_in: dict[str, list[str]] = defaultdict(list)
+    contested: set[str] = set()
+    for c in contradictions:
+        for fid in c["facts"]:
+            named_in[fid].append(c["id"])
+            if c["resolved_at"] is None:
+                contested.add(fid)
+    functional = {r[0] for r in conn.execute("SELECT name FROM relations WHERE functional = 1")}
+    out = []
+    for row in conn.execute("SELECT * FROM facts"):
+        history = versions[row["id"]]
+        state = history[-1]
+        out.append({
+            "id": row["id"], "subject": row["subject_id"], "relation": row["relation"], "object": row["object_id"],
+            "description": row["description"], "evidence": json.loads(row["evidence"]), "actor": row["actor"],
+            "functional": row["relation"] in functional,
+            "status": state["status"], "superseded_by": state["superseded_by"], "reason": state["reason"],
+            "contested": row["id"] in contested, "contradictions": named_in.get(row["id"], []),
+            "valid_from": state["valid_from"], "valid_to": state["valid_to"],
+            "recorded_at": history[0]["from"],
+            "retired_at": None if state["status"] == "current" else state["from"],
+            "reassertions": row["reassertions"], "history": history,
+        })
+    for row in conn.execute("SELECT * FROM tombstones WHERE kind = 'fact'"):
+        history = versions.get(row["id"], [])
+        out.append({
+            "id": row["id"], "subject": row["subject_id"], "relation": None, "object": None,
+            "description": None, "evidence": [], "actor": None, "functional": False,
+            "status": "forgotten", "superseded_by": None, "reason": None,
+            "contested": False, "contradictions": named_in.get(row["id"], []),
+            "valid_from": None, "valid_to": None,
+            "recorded_at": history[0]["from"] if history else row["forgotten_at"],
+            "retired_at": row["forgotten_at"], "reassertions": 0,
+            "history": [dict(v, valid_from=None, valid_to=None) for v in history],
+        })
+    out.sort(key=lambda f: (names.get(f["subject"], ""), f["relation"] or "", names.get(f["object"], ""), f["id"]))
+    return out
