@@ -46,12 +46,7 @@ def ensure(
                 f"{existing['name']!r} is a {existing['type']}, not a {type_name.strip()}"
             )
         if description and description != existing["description"]:
-            tx.conn.execute(
-                "UPDATE entities SET description = ?, updated_at = ? WHERE id = ?",
-                (description, tx.at, existing["id"]),
-            )
-            search.index_entity(tx.conn, existing["id"])
-            tx.log("describe", "entity", [existing["id"]])
+            _set_description(tx, existing["id"], description)
         return existing["id"]
     new_id = entity_id(name)
     if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (new_id,)):
@@ -75,3 +70,17 @@ def ensure(
 def label(conn: sqlite3.Connection, id_: str) -> str:
     row = conn.execute("SELECT name FROM entities WHERE id = ?", (id_,)).fetchone()
     return row["name"] if row else f"<{short(id_)}>"
+
+
+def describe(tx: Tx, name_or_id: str, description: str) -> str:
+    entity = get(tx.conn, name_or_id)
+    _set_description(tx, entity["id"], description.strip())
+    return entity["id"]
+
+
+def _set_description(tx: Tx, entity_id: str, description: str) -> None:
+    tx.conn.execute(
+        "UPDATE entities SET description = ?, updated_at = ? WHERE id = ?", (description, tx.at, entity_id)
+    )
+    search.index_entity(tx.conn, entity_id)
+    tx.log("describe", "entity", [entity_id])

@@ -6,6 +6,7 @@ import re
 import sqlite3
 from collections import defaultdict
 from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
 
 from . import contradictions
 from .db import Tx
@@ -41,15 +42,22 @@ def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> li
 
 def _current_facts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute(
-        """SELECT f.id, f.subject_id, f.relation, f.object_id, f.evidence, s.name AS subject, o.name AS object
+        """SELECT f.id, f.subject_id, f.relation, f.object_id, f.evidence, s.name AS subject, o.name AS object,
+                  (SELECT recorded_at FROM fact_versions first WHERE first.fact_id = f.id
+                   ORDER BY version LIMIT 1) AS recorded_at
            FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
            JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
            WHERE v.status = 'current' ORDER BY f.subject_id, f.relation, o.name"""
     ).fetchall()
 
 
+# Values stated together (one session) describe a set; values that came apart may be a change.
+HOTSPOT_SPAN = timedelta(hours=12)
+
+
 def _hotspots(conn: sqlite3.Connection) -> list[Candidate]:
-    """Several current values for one subject and relation: maybe one replaced the other."""
+    """Several current values for one subject and relation, recorded at different times:
+    maybe a later one replaced an earlier one."""
     groups: dict[tuple[str, str], list[sqlite3.Row]] = defaultdict(list)
     for row in _current_facts(conn):
         groups[(row["subject_id"], row["relation"])].append(row)
@@ -62,8 +70,13 @@ def _hotspots(conn: sqlite3.Connection) -> list[Candidate]:
             content=_content([r["id"] for r in rows]),
         )
         for (subject_id, relation), rows in sorted(groups.items())
-        if len(rows) > 1
+        if len(rows) > 1 and _recorded_apart(rows)
     ]
+
+
+def _recorded_apart(rows: list[sqlite3.Row]) -> bool:
+    times = sorted(datetime.fromisoformat(r["recorded_at"].replace("Z", "+00:00")) for r in rows)
+    return times[-1] - times[0] > HOTSPOT_SPAN
 
 
 def _open_contradictions(conn: sqlite3.Connection) -> list[Candidate]:

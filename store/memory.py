@@ -5,7 +5,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
-from . import (contradictions, corrections, datasets, facts, forgetting, functional, hooks, ledger,
+from . import (contradictions, corrections, datasets, entities, facts, forgetting, functional, hooks, ledger,
                maintenance, merging, ontology, reads, search, snapshot)
 from .db import connect, default_actor, write
 from .facts import FactInput, Outcome
@@ -51,6 +51,10 @@ class Memory:
         """Assert facts, all or none."""
         with self._write() as tx:
             return [facts.assert_fact(tx, item, override_forgotten=override_forgotten) for item in items]
+
+    def describe(self, name: str, description: str) -> str:
+        with self._write() as tx:
+            return entities.describe(tx, name, description)
 
     def declare_functional(self, relation: str) -> list[str]:
         with self._write() as tx:

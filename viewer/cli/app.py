@@ -1,0 +1,62 @@
+"""The command group: where every error becomes `Error: ...` instead of a traceback."""
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+
+import click
+
+from memlens.store.errors import MemlensError
+
+
+class MemlensGroup(click.Group):
+    """Turns store errors into exit status 1 with one line; usage errors stay exit status 2."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except MemlensError as exc:
+            raise click.ClickException(str(exc)) from None
+        except sqlite3.DatabaseError as exc:
+            raise click.ClickException(f"the store could not be read or written: {exc}") from None
+        except OSError as exc:
+            raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if os.environ.get("MEMLENS_DEBUG"):
+                raise
+            raise click.ClickException(
+                f"internal error ({type(exc).__name__}: {exc}); set MEMLENS_DEBUG=1 for details and please report it"
+            ) from None
+
+
+@click.group(cls=MemlensGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="memlens")
+def main() -> None:
+    """memlens: see what your coding agent remembers.
+
+    A memory store (a typed graph of entities and facts with history) and a viewer that turns it
+    into an offline HTML report.
+
+    \b
+    Start here:
+      memlens demo                 build the demo memory and show what it holds
+      memlens view -d demo         open its report
+      memlens remember 'alice:Person --works_at--> acme:Organization'
+    """
+
+
+def _register() -> None:
+    from . import demo_command, read_commands, write_commands
+
+    for module in (write_commands, read_commands, demo_command):
+        for command in module.COMMANDS:
+            main.add_command(command)
+
+
+_register()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

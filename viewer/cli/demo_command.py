@@ -1,0 +1,47 @@
+"""`memlens demo`: build the demo memory and show what it holds."""
+from __future__ import annotations
+
+import click
+
+from memlens.store import datasets, demo as demo_memory
+
+from .formatting import echo_candidates, fact_line, stats_line
+from .options import emit
+
+
+@click.command()
+@click.option("--db", "db", type=click.Path(dir_okay=False), help="Where to write it (default: the dataset 'demo').")
+@click.option("--json", "as_json", is_flag=True, help="Print its statistics as JSON.")
+@click.option("-d", "--dataset", "dataset", default="demo", show_default=True, help="The dataset to (re)build.")
+def demo(db, as_json, dataset):
+    """Build the demo memory (a small shipping service's project) and print what it holds.
+
+    The dataset is rebuilt from scratch each time; your own datasets are not touched.
+
+    \b
+    Example:
+      memlens demo && memlens view -d demo
+    """
+    path = datasets.resolve(db, None if db else dataset)
+    with demo_memory.build(path) as memory:
+        stats = dict(memory.stats(), dataset=memory.name, path=str(path), hash=memory.content_hash())
+        judged = [f for f in memory.facts(include_all=True) if f["status"] != "current" or f["contested"]]
+        worklist = [c.as_dict() for c in memory.worklist()]
+
+    def text() -> None:
+        click.echo(click.style(f"demo memory written to {path}", bold=True))
+        click.echo(stats_line(stats))
+        click.echo(click.style("\nhistory and judgements:", bold=True))
+        for fact in judged:
+            click.echo("  " + fact_line(fact))
+        click.echo(click.style(f"\nmaintenance worklist ({len(worklist)}):", bold=True))
+        echo_candidates(worklist[:6])
+        if len(worklist) > 6:
+            click.echo(f"… and {len(worklist) - 6} more (memlens maintain -d {stats['dataset']})")
+        hint = f"--db {path}" if db else f"-d {stats['dataset']}"
+        click.echo(f"\nnext: memlens facts {hint}   memlens view {hint}")
+
+    emit(as_json, stats, text)
+
+
+COMMANDS = [demo]

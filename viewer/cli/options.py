@@ -1,0 +1,55 @@
+"""Options every command shares, and how a command opens its dataset and prints its result."""
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from memlens.store import datasets
+from memlens.store.memory import Memory
+
+
+def dataset_options(command: Callable) -> Callable:
+    """--db PATH, -d NAME and --json, the same on every command."""
+
+    @click.option("--db", "db", type=click.Path(dir_okay=False), help="Path of the store file.")
+    @click.option("-d", "--dataset", "dataset", help="A named dataset under $MEMLENS_HOME (default: this project's).")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return command(*args, **kwargs)
+
+    return wrapper
+
+
+def actor_option(command: Callable) -> Callable:
+    return click.option(
+        "--actor", help="Who is writing, recorded in the ledger (default: cli:<your user name>)."
+    )(command)
+
+
+def open_memory(db: str | None, dataset: str | None, actor: str | None = None, *, must_exist: bool = False) -> Memory:
+    path = datasets.resolve(db, dataset)
+    if must_exist and not path.exists():
+        raise click.ClickException(
+            f"no store at {path}; write to it with `memlens remember`, or try `memlens demo`"
+        )
+    return Memory(path, actor=actor)
+
+
+def emit(as_json: bool, data: Any, text: Callable[[], None] | str | None = None) -> None:
+    """Data on stdout: JSON when asked, else the text form."""
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
+    elif callable(text):
+        text()
+    elif text is not None:
+        click.echo(text)
+
+
+def note(message: str) -> None:
+    """Messages go to stderr so stdout stays data."""
+    click.echo(message, err=True)
