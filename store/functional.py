@@ -56,7 +56,8 @@ def settle(tx: Tx, subject_id: str, relation: str) -> list[str]:
     values = _values(tx.conn, subject_id, relation)
     current = [v for v in values if v["status"] == "current"]
     superseded = []
-    for loser, successor in zip(current, current[1:]):
+    for loser in current[:-1]:
+        successor = _next_in_chain(values, loser)
         _slot_in(tx, values, loser, successor)
         change_state(
             tx, loser["id"], status="superseded", superseded_by=successor["id"], reason=AUTO_REASON,
@@ -66,6 +67,12 @@ def settle(tx: Tx, subject_id: str, relation: str) -> list[str]:
         contradictions.resolve_all_of(tx, loser["id"], "superseded", AUTO_REASON)
         superseded.append(loser["id"])
     return superseded
+
+
+def _next_in_chain(values: list[sqlite3.Row], value: sqlite3.Row) -> sqlite3.Row:
+    """The next later value that is current or was replaced by this ordering (not by a judgement)."""
+    later = values[values.index(value) + 1:]
+    return next(v for v in later if v["status"] == "current" or v["reason"] == AUTO_REASON)
 
 
 def _slot_in(tx: Tx, values: list[sqlite3.Row], late: sqlite3.Row, successor: sqlite3.Row) -> None:

@@ -1,0 +1,47 @@
+"""Shared fixtures: a store with a controllable clock, and the CLI run in-process."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memlens.store.memory import Memory
+from memlens.viewer.cli import main
+
+
+class StepClock:
+    """A clock that moves one minute per reading, so every write has its own record time."""
+
+    def __init__(self, start: datetime = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(minutes=1)
+        return self.now
+
+
+@pytest.fixture
+def memory(tmp_path: Path):
+    with Memory(tmp_path / "test.sqlite", actor="test:pytest", clock=StepClock()) as opened:
+        yield opened
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private $MEMLENS_HOME, so tests never touch a real one."""
+    directory = tmp_path / "home"
+    monkeypatch.setenv("MEMLENS_HOME", str(directory))
+    return directory
+
+
+@pytest.fixture
+def cli(home: Path):
+    """Run `memlens ARGS...` in-process; returns click's Result."""
+    runner = CliRunner()
+
+    def run(*args: str, input: str | None = None):
+        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
+
+    return run

@@ -1,0 +1,105 @@
+"""Judgements hold: supersede, restore, retract and contradictions."""
+from __future__ import annotations
+
+import pytest
+
+from memlens.store.errors import Conflict, InvalidInput
+from memlens.store.facts import FactInput
+
+
+def uses(memory, library: str, **extra) -> str:
+    [outcome] = memory.remember([FactInput("eta.py", "uses", library, "Module", "Library", **extra)])
+    return outcome.fact_id
+
+
+def status(memory, fact_id: str) -> str:
+    return memory.fact(fact_id)["status"]
+
+
+def test_reasserting_a_superseded_fact_keeps_it_superseded(memory):
+    pytz, zoneinfo = uses(memory, "pytz"), uses(memory, "zoneinfo")
+    memory.supersede(pytz, zoneinfo, "PR 433 replaced pytz")
+
+    [again] = memory.remember([FactInput("eta.py", "uses", "pytz", evidence=("docs/architecture.md",))])
+
+    assert again.fact_id == pytz and again.outcome == "kept superseded"
+    assert status(memory, pytz) == "superseded"
+    assert memory.fact(pytz)["superseded_by"] == zoneinfo
+    assert status(memory, zoneinfo) == "current"
+    assert [f["object_name"] for f in memory.facts()] == ["zoneinfo"]
+    # The reassertion is on record, and its evidence is kept.
+    assert [r["action"] for r in memory.history(pytz)["ledger"]].count("reassert") == 1
+    assert "docs/architecture.md" in memory.fact(pytz)["evidence"]
+
+
+def test_restore_revives_a_superseded_fact(memory):
+    pytz, zoneinfo = uses(memory, "pytz"), uses(memory, "zoneinfo")
+    memory.supersede(pytz, zoneinfo, "PR 433 replaced pytz")
+    assert status(memory, pytz) == "superseded"
+
+    memory.restore(pytz, "PR 433 was reverted")
+
+    assert status(memory, pytz) == "current"
+    assert memory.fact(pytz)["superseded_by"] is None
+    assert sorted(f["object_name"] for f in memory.facts()) == ["pytz", "zoneinfo"]
+
+
+def test_restoring_a_value_of_a_functional_relation_makes_it_the_present(memory):
+    memory.declare_functional("owned_by")
+    [dana] = memory.remember([FactInput("billing", "owned_by", "dana", "Service", "Person", valid_from="2025-01-01")])
+    [priya] = memory.remember([FactInput("billing", "owned_by", "priya", None, "Person", valid_from="2026-01-01")])
+    assert status(memory, dana.fact_id) == "superseded"
+
+    replaced = memory.restore(dana.fact_id, "the reorg was undone")
+
+    assert replaced == [priya.fact_id]
+    assert [f["object_name"] for f in memory.facts()] == ["dana"]
+    assert memory.fact(dana.fact_id)["valid_to"] is None  # the end date came from priya, not the writer
+
+
+def test_a_retracted_fact_stays_retracted_when_asserted_again(memory):
+    kafka = uses(memory, "kafka")
+    memory.retract(kafka, "never used")
+    [again] = memory.remember([FactInput("eta.py", "uses", "kafka")])
+    assert again.outcome == "kept retracted"
+    assert status(memory, kafka) == "retracted"
+    redis = uses(memory, "redis")
+    assert status(memory, redis) == "current"
+
+
+def test_contest_marks_both_facts_until_a_supersession_resolves_it(memory):
+    a, b = uses(memory, "pytz"), uses(memory, "zoneinfo")
+    memory.contest(a, b, "one of them is stale", 0.7)
+    assert memory.fact(a)["contested"] and memory.fact(b)["contested"]
+    assert [c.kind for c in memory.worklist()].count("contradiction") == 1
+
+    memory.supersede(a, b, "zoneinfo is in main")
+
+    assert not memory.fact(a)["contested"] and not memory.fact(b)["contested"]
+    assert [c.kind for c in memory.worklist()].count("contradiction") == 0
+    [record] = memory.snapshot()["contradictions"]
+    assert record["resolution"] == "superseded" and record["reason"] == "one of them is stale"
+
+
+def test_dismissing_a_contradiction_resolves_it_and_keeps_the_record(memory):
+    a, b = uses(memory, "pytz"), uses(memory, "zoneinfo")
+    memory.contest(a, b, "maybe both", 0.4)
+    [candidate] = [c for c in memory.worklist() if c.kind == "contradiction"]
+    memory.dismiss(candidate.key, "both are used, in different modules")
+    assert not memory.fact(a)["contested"]
+    snapshot = memory.snapshot()
+    assert snapshot["contradictions"][0]["resolution"] == "dismissed"
+    assert snapshot["dismissals"][0]["reason"] == "both are used, in different modules"
+
+
+def test_judgements_refuse_nonsense(memory):
+    a, b = uses(memory, "pytz"), uses(memory, "zoneinfo")
+    with pytest.raises(InvalidInput):
+        memory.supersede(a, a, "itself")
+    with pytest.raises(InvalidInput):
+        memory.supersede(a, b, "  ")
+    with pytest.raises(Conflict):
+        memory.restore(a, "it is current")
+    with pytest.raises(InvalidInput):
+        memory.contest(a, b, "why", 1.5)
+    assert {status(memory, a), status(memory, b)} == {"current"}

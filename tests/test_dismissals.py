@@ -1,0 +1,55 @@
+"""Dismissals are keyed on the candidate and what it covers: news re-opens the question."""
+from __future__ import annotations
+
+from memlens.store.facts import FactInput
+
+
+def hotspots(memory) -> list:
+    return [c for c in memory.worklist() if c.kind == "hotspot"]
+
+
+def test_a_dismissal_reopens_when_a_new_value_arrives(memory):
+    memory.remember([FactInput("alice", "works_at", "acme", "Person", "Organization")])
+    memory.clock.now = memory.clock.now.replace(day=2)  # the second value comes a day later
+    memory.remember([FactInput("alice", "works_at", "globex", None, "Organization")])
+    [candidate] = hotspots(memory)
+    assert "acme | globex" in candidate.summary
+
+    memory.dismiss(candidate.key, "she works at both, part time")
+    assert hotspots(memory) == []
+
+    memory.clock.now = memory.clock.now.replace(day=3)
+    memory.remember([FactInput("alice", "works_at", "initech", None, "Organization")])
+    [reopened] = hotspots(memory)
+    assert reopened.key == candidate.key and reopened.content != candidate.content
+    assert "initech" in reopened.summary
+
+
+def test_dismissals_have_no_cap(memory):
+    for day in range(1, 251):
+        memory.clock.now = memory.clock.now.replace(month=1 + day // 28 % 12, day=1 + day % 28)
+        memory.remember([FactInput(f"person {day}", "about", f"topic {day}", "Person", "Concept")])
+    unsupported = [c for c in memory.worklist() if c.kind == "unsupported"]
+    assert len(unsupported) == 250
+    for candidate in unsupported:
+        memory.dismiss(candidate.key, "said by the user")
+    assert [c for c in memory.worklist() if c.kind == "unsupported"] == []
+    assert len(memory.snapshot()["dismissals"]) == 250
+
+
+def test_near_duplicate_names_are_a_candidate_and_merge_resolves_them(memory):
+    memory.remember([
+        FactInput("Postgres", "used_by", "billing", "Library", "Service", evidence=("a",)),
+        FactInput("postgres ", "used_by", "tracking", None, "Service", evidence=("b",)),  # same entity
+        FactInput("PostgreSQL", "used_by", "api", "Library", "Service", evidence=("c",)),
+        FactInput("post-gres", "used_by", "web", "Library", "Service", evidence=("d",)),
+    ])
+    [duplicate] = [c for c in memory.worklist() if c.kind == "duplicate"]
+    assert "Postgres" in duplicate.summary and "post-gres" in duplicate.summary
+    memory.merge("Postgres", "post-gres")
+    assert [c for c in memory.worklist() if c.kind == "duplicate"] == []
+    assert sorted(f["object_name"] for f in memory.facts() if f["subject_name"] == "Postgres") == [
+        "billing", "tracking", "web"]
+    # The old fact stays as history of the merge.
+    old = [f for f in memory.facts(include_all=True) if f["subject_name"] == "post-gres"]
+    assert [f["status"] for f in old] == ["superseded"]
