@@ -32,15 +32,9 @@ def head(conn: sqlite3.Connection) -> str:
 
 
 def rows(conn: sqlite3.Connection, *, until: str | None = None) -> list[dict]:
-    sql = "SELECT seq, at, actor, action, kind, refs, payload FROM ledger"
-    params: tuple = ()
-    if until is not None:
-        sql += " WHERE at <= ?"
-        params = (until,)
-    return [
-        {
-            "seq": r[0], "at": r[1], "actor": r[2], "action": r[3], "kind": r[4],
-            "refs": json.loads(r[5]), "payload": json.loads(r[6]),
-        }
-        for r in conn.execute(sql + " ORDER BY seq", params)
-    ]
+    """Ledger rows as dicts, oldest first; built as one JSON text inside SQLite, parsed once."""
+    where = "WHERE at <= ?" if until is not None else ""
+    sql = f"""SELECT json_group_array(json_object('seq', seq, 'at', at, 'actor', actor, 'action', action,
+                                                   'kind', kind, 'refs', json(refs), 'payload', json(payload)))
+              FROM (SELECT * FROM ledger {where} ORDER BY seq)"""
+    return json.loads(conn.execute(sql, (until,) if until is not None else ()).fetchone()[0])

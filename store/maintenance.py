@@ -33,7 +33,8 @@ def _content(ids: list[str]) -> str:
 
 
 def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> list[Candidate]:
-    candidates = [*_hotspots(conn), *_open_contradictions(conn), *_duplicates(conn), *_unsupported(conn)]
+    current = _current_facts(conn)
+    candidates = [*_hotspots(current), *_open_contradictions(conn), *_duplicates(conn), *_unsupported(current)]
     if include_dismissed:
         return candidates
     dismissed = {(r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
@@ -43,11 +44,11 @@ def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> li
 def _current_facts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute(
         """SELECT f.id, f.subject_id, f.relation, f.object_id, f.evidence, s.name AS subject, o.name AS object,
-                  (SELECT recorded_at FROM fact_versions first WHERE first.fact_id = f.id
-                   ORDER BY version LIMIT 1) AS recorded_at
+                  first.recorded_at
            FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+           JOIN fact_versions first ON first.fact_id = f.id AND first.version = 1
            JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
-           WHERE v.status = 'current' ORDER BY f.subject_id, f.relation, o.name"""
+           WHERE v.status = 'current'"""
     ).fetchall()
 
 
@@ -55,11 +56,11 @@ def _current_facts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
 HOTSPOT_SPAN = timedelta(hours=12)
 
 
-def _hotspots(conn: sqlite3.Connection) -> list[Candidate]:
+def _hotspots(current: list[sqlite3.Row]) -> list[Candidate]:
     """Several current values for one subject and relation, recorded at different times:
     maybe a later one replaced an earlier one."""
     groups: dict[tuple[str, str], list[sqlite3.Row]] = defaultdict(list)
-    for row in _current_facts(conn):
+    for row in current:
         groups[(row["subject_id"], row["relation"])].append(row)
     return [
         Candidate(
@@ -69,8 +70,10 @@ def _hotspots(conn: sqlite3.Connection) -> list[Candidate]:
             refs=(subject_id, *(r["id"] for r in rows)),
             content=_content([r["id"] for r in rows]),
         )
-        for (subject_id, relation), rows in sorted(groups.items())
-        if len(rows) > 1 and _recorded_apart(rows)
+        for (subject_id, relation), rows in sorted(
+            (key, sorted(rows, key=lambda r: (r["object"], r["id"]))) for key, rows in groups.items() if len(rows) > 1
+        )
+        if _recorded_apart(rows)
     ]
 
 
@@ -120,7 +123,7 @@ def _duplicates(conn: sqlite3.Connection) -> list[Candidate]:
     ]
 
 
-def _unsupported(conn: sqlite3.Connection) -> list[Candidate]:
+def _unsupported(current: list[sqlite3.Row]) -> list[Candidate]:
     """Current facts with no evidence: nobody can check where they came from."""
     return [
         Candidate(
@@ -130,7 +133,7 @@ def _unsupported(conn: sqlite3.Connection) -> list[Candidate]:
             refs=(r["id"],),
             content=_content([r["id"]]),
         )
-        for r in _current_facts(conn)
+        for r in sorted(current, key=lambda r: r["id"])
         if r["evidence"] == "[]"
     ]
 
