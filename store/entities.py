@@ -1,6 +1,7 @@
 """Entities: found by name (through merges), created with a type from the ontology."""
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from . import search
@@ -13,7 +14,8 @@ from .ontology import resolve_type
 def find(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row | None:
     """The live entity a name or id refers to, following merges; None if there is none."""
     row = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id(name_or_id),)).fetchone()
-    if row is None and len(name_or_id) >= 4:
+    # Only a run of hex digits as long as a short id is read as an id: "cafe" stays a name.
+    if row is None and re.fullmatch(r"[0-9a-f]{8}[0-9a-f-]{0,28}", name_or_id.lower()):
         matches = conn.execute(
             "SELECT * FROM entities WHERE id LIKE ? LIMIT 2", (name_or_id.lower() + "%",)
         ).fetchall()

@@ -1,6 +1,7 @@
 """A fact's state over record time: one row per version, the open one has retired_at NULL."""
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from .db import Tx
@@ -25,7 +26,7 @@ def get_fact(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
     """A live fact by id or unique id prefix (at least 4 characters), with its open state."""
     ref = ref.strip().lower()
     row = conn.execute(FACT_WITH_STATE + " WHERE f.id = ?", (ref,)).fetchone()
-    if row is None and len(ref) >= 4:
+    if row is None and re.fullmatch(r"[0-9a-f]{4}[0-9a-f-]{0,32}", ref):
         rows = conn.execute(FACT_WITH_STATE + " WHERE f.id LIKE ? LIMIT 2", (ref + "%",)).fetchall()
         if len(rows) > 1:
             raise Ambiguous(f"{ref!r} matches more than one fact id; give more of it")
@@ -33,7 +34,7 @@ def get_fact(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
     if row is None:
         forgotten = conn.execute(
             "SELECT 1 FROM tombstones WHERE kind = 'fact' AND id LIKE ?", (ref + "%",)
-        ).fetchone() if len(ref) >= 4 else None
+        ).fetchone() if re.fullmatch(r"[0-9a-f]{4}[0-9a-f-]{0,32}", ref) else None
         if forgotten:
             raise NotFound(f"fact {ref} was forgotten")
         raise NotFound(f"no fact with id {ref!r}")
