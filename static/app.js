@@ -1,0 +1,152 @@
+// Wiring: one view state, one render pass, and window.memlens for tests and the curious.
+const byId = (id) => document.getElementById(id);
+const memlens = (window.memlens = { ready: false, network: null });
+
+function startReport() {
+  document.documentElement.classList.add("js");
+  const memory = loadMemory(byId("memlens-data"));
+  const view = { asOfRecord: null, asOfValid: null, showSuperseded: Boolean(memory.showSuperseded),
+                 hiddenTypes: new Set(), selected: null };
+  let graph = null;
+
+  const panel = createDetailPanel(memory, view, byId("detail"), {
+    hiddenNeighbours: (entity) => graph.hiddenNeighbours(entity),
+  });
+
+  function statusLine() {
+    const c = graph.counts();
+    const parts = [plural(c.shown, "entity", "entities") + " shown"];
+    if (c.notDrawn) parts.push(c.notDrawn.toLocaleString("en") + " more not drawn \u2014 search, or double-click a node to expand it");
+    if (c.filtered) parts.push(c.filtered.toLocaleString("en") + " hidden by type filter");
+    if (c.unrecorded) parts.push(c.unrecorded.toLocaleString("en") + " not in memory at the as-of time");
+    byId("graph-status").textContent = parts.join(" \u00b7 ");
+  }
+
+  function render() {
+    graph.restyle();
+    panel.render();
+    controls.sync();
+    ledger.render();
+    placeTimelineCursors(document, view.asOfValid);
+    statusLine();
+  }
+
+  function update(patch) {
+    Object.assign(view, patch);
+    render();
+  }
+
+  function selectEntity(entity, options) {
+    view.selected = entity || null;
+    if (entity && options && options.focus) graph.focus(entity);
+    else if (!entity) graph.clearSelection();
+    render();
+    if (entity && options && options.focus) showTab("graph");
+  }
+
+  function selectFact(fact) {
+    if (!fact) return;
+    const look = factAppearance(fact, view);
+    if (look.why === "superseded") view.showSuperseded = true;
+    const owner = fact.subjectEntity || fact.objectEntity;
+    if (!owner) {
+      byId("graph-status").textContent = "That fact was forgotten together with its entity.";
+      return;
+    }
+    selectEntity(owner, { focus: true });
+    panel.highlightFact(fact);
+  }
+
+  graph = createGraphView(memory, view, byId("graph"), {
+    selectEntity: (entity) => selectEntity(entity),
+    selectFact,
+    changed: () => { panel.render(); statusLine(); },
+  });
+  memlens.network = graph.network;
+  graph.network.once("afterDrawing", () => {
+    memlens.ready = true;
+    memlens.firstDrawMs = performance.now();
+  });
+
+  const controls = createControls(memory, view, {
+    record: byId("asof-record"), recordValue: byId("asof-record-value"),
+    valid: byId("asof-valid"), validValue: byId("asof-valid-value"),
+    superseded: byId("show-superseded"), reset: byId("reset-view"),
+    chips: [...document.querySelectorAll(".type-chip")],
+  }, update);
+
+  const ledger = createProvenance(memory, view, {
+    form: byId("ledger-filters"), actor: byId("ledger-actor"), action: byId("ledger-action"),
+    target: byId("ledger-target"), asOf: byId("ledger-asof"), body: byId("ledger-rows"),
+    count: byId("ledger-count"), more: byId("ledger-more"),
+  });
+
+  const search = createSearch(memory, byId("search-input"), byId("search-results"),
+    (entity) => selectEntity(entity, { focus: true }));
+
+  // Tabs: links that work without script; with it, one panel at a time and arrow-key movement.
+  const tabs = [...document.querySelectorAll(".tab")];
+  function showTab(name, moveFocus) {
+    for (const tab of tabs) {
+      const on = tab.id === "tab-" + name;
+      tab.setAttribute("aria-selected", String(on));
+      tab.tabIndex = on ? 0 : -1;
+      byId(tab.getAttribute("aria-controls")).hidden = !on;
+      if (on && moveFocus) tab.focus();
+    }
+    if (name === "graph") graph.network.redraw();
+  }
+  tabs.forEach((tab, i) => {
+    tab.addEventListener("click", (event) => { event.preventDefault(); showTab(tab.id.slice(4)); });
+    tab.addEventListener("keydown", (event) => {
+      const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+      if (!step) return;
+      event.preventDefault();
+      showTab(tabs[(i + step + tabs.length) % tabs.length].id.slice(4), true);
+    });
+  });
+
+  // One delegated handler for every link to an entity or fact (panel, ledger, maintenance).
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest("[data-ref-kind]");
+    if (target) {
+      event.preventDefault();
+      const id = target.dataset.refId;
+      if (target.dataset.refKind === "entity") selectEntity(memory.entityById.get(id), { focus: true });
+      else selectFact(memory.factById.get(id));
+      return;
+    }
+    if (event.target.closest("#detail-close")) selectEntity(null);
+    else if (event.target.closest("#detail-expand")) graph.expandAround(view.selected);
+    else if (event.target.closest("#detail-show-superseded")) update({ showSuperseded: true });
+    else if (event.target.closest("#detail-timeline")) {
+      event.preventDefault();
+      showTab("timelines");
+      byId("timeline-entity-" + view.selected.id).scrollIntoView({ block: "start" });
+    }
+    const row = event.target.closest(".timeline .tl-row[data-fact]");
+    if (row) selectFact(memory.factById.get(row.dataset.fact));
+  });
+
+  document.addEventListener("keydown", (event) => {
+    const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName);
+    if (event.key === "Escape" && !typing && view.selected) {
+      selectEntity(null);
+      byId("graph").focus();
+    } else if (event.key === "/" && !typing) {
+      event.preventDefault();
+      showTab("graph");
+      search.focus();
+    }
+  });
+
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => graph.applyTheme());
+
+  memlens.selectEntityById = (id) => selectEntity(memory.entityById.get(id) || null, { focus: true });
+  memlens.view = view;
+  memlens.update = update;
+  showTab("graph");
+  render();
+}
+
+startReport();

@@ -1,0 +1,164 @@
+// The detail panel: every fact of the selected entity, as it stands under the view state.
+const STATUS_ORDER = { current: 0, superseded: 1, retracted: 2, forgotten: 3 };
+
+function createDetailPanel(memory, view, panel, actions) {
+  function refButton(entity, label) {
+    if (!entity) return el("span", { className: "muted" }, "(forgotten entity)");
+    return el("button", { type: "button", className: "ref ref-entity", "data-ref-kind": "entity",
+                          "data-ref-id": entity.id }, label || entity.name);
+  }
+
+  function factRef(fact) {
+    return el("button", { type: "button", className: "ref ref-fact", "data-ref-kind": "fact",
+                          "data-ref-id": fact.id }, factLabel(fact));
+  }
+
+  function evidenceList(fact) {
+    if (!fact.evidence.length) return el("p", { className: "fact-evidence none" }, "no evidence recorded");
+    const links = new Set(fact.links);
+    return el("ul", { className: "fact-evidence", "aria-label": "evidence" }, fact.evidence.map((text, i) =>
+      el("li", null, links.has(i) && isWebLink(text)
+        ? el("a", { href: text, target: "_blank", rel: "noopener noreferrer" }, text)
+        : el("span", { className: "evidence-text" }, text))));
+  }
+
+  function validity(state) {
+    if (state.validFrom && state.validTo) return "valid " + state.validFrom + " \u2192 " + state.validTo;
+    if (state.validFrom) return "valid since " + state.validFrom;
+    if (state.validTo) return "valid until " + state.validTo;
+    return "validity not stated";
+  }
+
+  function contestedBox(fact, contradictions) {
+    return contradictions.map((c) => {
+      const others = c.factList.filter((f) => f && f !== fact);
+      const confidence = typeof c.confidence === "number" ? c.confidence.toFixed(2) : "?";
+      return el("div", { className: "contested-box" },
+        el("p", null, el("strong", { className: "tag tag-contested" }, "contested"), " ",
+           el("span", { className: "contested-reason" }, c.reason || "(no reason given)")),
+        el("p", { className: "fact-meta" }, "confidence " + confidence + " \u00b7 raised by " + (c.actor || "?") +
+           " \u00b7 " + shortTime(memory.times[c.recordedAt])),
+        others.length ? el("p", { className: "contested-other" }, "conflicts with ", others.map(factRef)) : null);
+    });
+  }
+
+  function supersededBox(state) {
+    if (!RETIRED.has(state.status)) return null;
+    return el("div", { className: "retired-box" },
+      el("p", null, state.status === "superseded" ? "superseded" : "retracted",
+         state.supersededBy ? [" by ", factRef(state.supersededBy)] : null),
+      state.reason ? el("p", { className: "retired-reason" }, "reason: ", state.reason) : null);
+  }
+
+  function factCard(entity, fact, look) {
+    const state = look.state;
+    if (state.status === "forgotten" || fact.relationName === null) return null;
+    const outgoing = fact.subjectEntity === entity;
+    const line = el("p", { className: "fact-line" },
+      outgoing ? el("span", { className: "fact-self" }, entity.name) : refButton(fact.subjectEntity),
+      el("span", { className: "fact-relation" }, " " + fact.relationName + " "),
+      outgoing ? refButton(fact.objectEntity) : el("span", { className: "fact-self" }, entity.name));
+    const badges = el("p", { className: "fact-badges" },
+      el("span", { className: "status status-" + state.status }, state.status),
+      look.contested ? el("strong", { className: "tag tag-contested" }, "contested") : null,
+      fact.functional ? el("span", { className: "status status-functional", title: "one current value per subject" }, "functional") : null,
+      fact.reassertions ? el("span", { className: "status" }, "reasserted \u00d7" + fact.reassertions) : null,
+      el("code", { className: "fact-id", title: fact.id }, shortId(fact.id)));
+    const meta = el("p", { className: "fact-meta" },
+      el("span", null, validity(state)),
+      el("span", null, "by " + (fact.actor || "unknown")),
+      el("span", null, "recorded " + shortTime(memory.times[fact.recordedAt])),
+      fact.retiredAt !== -1 ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null);
+    return el("article", { className: "fact fact-" + state.status + (look.contested ? " is-contested" : ""),
+                           "data-fact-id": fact.id },
+      line, badges,
+      fact.description ? el("p", { className: "fact-description" }, fact.description) : null,
+      look.contested ? contestedBox(fact, openContradictionsAt(fact, view.asOfRecord)) : null,
+      supersededBox(state), evidenceList(fact), meta);
+  }
+
+  function tombstone(fact) {
+    return el("article", { className: "fact fact-forgotten", "data-fact-id": fact.id },
+      el("p", { className: "fact-badges" }, el("span", { className: "status status-forgotten" }, "forgotten"),
+         el("code", { className: "fact-id", title: fact.id }, shortId(fact.id))),
+      el("p", { className: "fact-description muted" }, "The text of this fact was erased."),
+      el("p", { className: "fact-meta" }, el("span", null, "recorded " + shortTime(memory.times[fact.recordedAt])),
+         el("span", null, "forgotten " + shortTime(memory.times[fact.retiredAt]))));
+  }
+
+  function sortFacts(entity, facts) {
+    return facts.slice().sort((a, b) =>
+      (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9) ||
+      Number(b.subjectEntity === entity) - Number(a.subjectEntity === entity) ||
+      String(a.relationName).localeCompare(String(b.relationName)) || a.index - b.index);
+  }
+
+  function header(entity) {
+    const swatch = el("span", { className: "swatch-dot", "aria-hidden": "true" });
+    swatch.style.backgroundColor = entity.color; // CSSOM, not a style attribute: allowed by the CSP
+    const merged = entity.mergedInto !== -1 ? memory.entities[entity.mergedInto] : null;
+    return el("header", { className: "detail-head" },
+      el("div", { className: "detail-title" },
+        el("h2", { id: "detail-title" }, entity.name),
+        el("button", { type: "button", className: "icon-button", id: "detail-close", "aria-label": "Close details (Escape)" }, "\u00d7")),
+      el("p", { className: "detail-type" }, swatch, entity.typeName, el("code", { title: entity.id }, shortId(entity.id))),
+      entity.description ? el("p", { className: "detail-description" }, entity.description) : null,
+      merged ? el("p", { className: "merged-note" }, "Merged into ", refButton(merged), " at " +
+                  shortTime(memory.times[entity.mergedAt]) + "; its facts now belong there.") : null,
+      el("p", { className: "fact-meta" }, el("span", null, "created " + shortTime(memory.times[entity.createdAt])),
+         el("span", null, "updated " + shortTime(memory.times[entity.updatedAt]))));
+  }
+
+  function actionsRow(entity) {
+    const hidden = actions.hiddenNeighbours(entity);
+    const timeline = document.getElementById("timeline-entity-" + entity.id);
+    return el("div", { className: "detail-actions" },
+      hidden ? el("button", { type: "button", className: "button", id: "detail-expand" },
+                  "Show " + plural(hidden, "hidden neighbour")) : null,
+      timeline ? el("a", { className: "button-quiet", href: "#timeline-entity-" + entity.id, id: "detail-timeline" },
+                    "Open timeline") : null);
+  }
+
+  function render() {
+    const entity = view.selected;
+    panel.replaceChildren();
+    panel.classList.toggle("has-selection", Boolean(entity));
+    if (!entity) {
+      panel.append(el("div", { className: "detail-empty" },
+        el("p", { className: "detail-empty-title" }, "Nothing selected"),
+        el("p", null, "Click a node or search for an entity to see every fact about it: status, evidence, validity, and who recorded it when.")));
+      return;
+    }
+    const shown = [], hiddenWhy = { superseded: 0, unrecorded: 0, invalid: 0 }, tombstones = [];
+    for (const fact of sortFacts(entity, entity.facts)) {
+      const look = factAppearance(fact, view);
+      if (look.state && look.state.status === "forgotten") tombstones.push(fact);
+      else if (look.shown) shown.push([fact, look]);
+      else if (look.why in hiddenWhy) hiddenWhy[look.why]++;
+    }
+    const notes = [];
+    if (hiddenWhy.superseded) {
+      notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.superseded, "superseded or retracted fact") + " hidden. ",
+        el("button", { type: "button", className: "link-button", id: "detail-show-superseded" }, "Show superseded")));
+    }
+    if (hiddenWhy.unrecorded) notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.unrecorded, "fact") + " not yet recorded at the as-of time."));
+    if (hiddenWhy.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.invalid, "fact") + " not valid at the chosen valid time."));
+    appendAll(panel, [header(entity), actionsRow(entity),
+      el("h3", { className: "detail-section" }, "Facts ", el("span", { className: "muted" }, String(shown.length))),
+      shown.length ? shown.map(([fact, look]) => factCard(entity, fact, look))
+                   : el("p", { className: "muted" }, "No facts to show under the current view."),
+      notes, tombstones.length ? tombstones.map(tombstone) : null]);
+  }
+
+  function highlightFact(fact) {
+    const card = panel.querySelector('[data-fact-id="' + CSS.escape(fact.id) + '"]');
+    if (!card) return false;
+    card.classList.remove("flash");
+    void card.offsetWidth; // restart the animation
+    card.classList.add("flash");
+    card.scrollIntoView({ block: "nearest" });
+    return true;
+  }
+
+  return { render, highlightFact };
+}

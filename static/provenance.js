@@ -1,0 +1,85 @@
+// The ledger as a filterable table, newest first, rendered a page at a time.
+const LEDGER_PAGE = 100;
+
+function createProvenance(memory, view, nodes) {
+  let limit = LEDGER_PAGE;
+  const fill = (select, values) => select.append(...values.map((v) => el("option", { value: v }, v)));
+  fill(nodes.actor, [...new Set(memory.ledger.map((r) => r.actor))].sort());
+  fill(nodes.action, [...new Set(memory.ledger.map((r) => r.action))].sort());
+
+  function refTarget(ref) {
+    if (typeof ref === "number" && ref >= 0) return { kind: "entity", item: memory.entities[ref] };
+    if (typeof ref === "number") return { kind: "fact", item: memory.facts[-ref - 1] };
+    const contradiction = memory.contradictionById.get(ref);
+    if (contradiction) return { kind: "contradiction", item: contradiction };
+    return { kind: "other", item: ref };
+  }
+
+  function targetCell(row) {
+    return el("td", { className: "refs" }, row.refs.map((ref) => {
+      const target = refTarget(ref);
+      if (target.kind === "entity") {
+        return el("button", { type: "button", className: "ref ref-entity", "data-ref-kind": "entity",
+                              "data-ref-id": target.item.id }, target.item.name);
+      }
+      if (target.kind === "fact") {
+        return el("button", { type: "button", className: "ref ref-fact", "data-ref-kind": "fact",
+                              "data-ref-id": target.item.id }, factLabel(target.item));
+      }
+      if (target.kind === "contradiction") {
+        const first = target.item.factList.find(Boolean);
+        return el("button", { type: "button", className: "ref ref-contradiction", "data-ref-kind": "fact",
+                              "data-ref-id": first ? first.id : "" }, "contradiction " + shortId(target.item.id));
+      }
+      return el("code", { className: "ref-missing", title: String(target.item) }, shortId(target.item) + " (gone)");
+    }));
+  }
+
+  function matchesTarget(row, needle) {
+    if (!needle) return true;
+    return row.refs.some((ref) => {
+      const target = refTarget(ref);
+      if (target.kind === "entity") return target.item.searchName.includes(needle) || target.item.id.startsWith(needle);
+      if (target.kind === "fact") return target.item.id.startsWith(needle) || factLabel(target.item).toLowerCase().includes(needle);
+      if (target.kind === "contradiction") return target.item.id.startsWith(needle);
+      return String(target.item).startsWith(needle);
+    });
+  }
+
+  function rows() {
+    const actor = nodes.actor.value, action = nodes.action.value;
+    const needle = nodes.target.value.trim().toLowerCase();
+    const upTo = nodes.asOf.checked && view.asOfRecord !== null ? view.asOfRecord : null;
+    const out = [];
+    for (let i = memory.ledger.length - 1; i >= 0; i--) {
+      const row = memory.ledger[i];
+      if (actor && row.actor !== actor) continue;
+      if (action && row.action !== action) continue;
+      if (upTo !== null && row.at > upTo) continue;
+      if (!matchesTarget(row, needle)) continue;
+      out.push(row);
+    }
+    return out;
+  }
+
+  function render() {
+    const matching = rows();
+    nodes.body.replaceChildren(...matching.slice(0, limit).map((row) => el("tr", null,
+      el("td", { className: "num" }, String(row.seq)),
+      el("td", { className: "time" }, shortTime(memory.times[row.at])),
+      el("td", null, row.actor),
+      el("td", null, el("span", { className: "badge badge-" + row.action }, row.action)),
+      targetCell(row))));
+    nodes.count.textContent = plural(matching.length, "entry", "entries") + " of " + memory.ledger.length.toLocaleString("en");
+    nodes.more.hidden = matching.length <= limit;
+  }
+
+  const rerender = () => { limit = LEDGER_PAGE; render(); };
+  nodes.actor.addEventListener("change", rerender);
+  nodes.action.addEventListener("change", rerender);
+  nodes.target.addEventListener("input", rerender);
+  nodes.asOf.addEventListener("change", rerender);
+  nodes.form.addEventListener("submit", (event) => event.preventDefault());
+  nodes.more.addEventListener("click", () => { limit += LEDGER_PAGE * 5; render(); });
+  return { render };
+}

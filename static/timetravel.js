@@ -1,0 +1,49 @@
+// Record-time and valid-time travel over the data (docs/snapshot-format.md, "Record-time travel").
+// `at` is null for "now" or an index into memory.times; every record time in the data is such an
+// index, so "from <= T < to" is an integer comparison.
+const RETIRED = new Set(["superseded", "retracted"]);
+
+function factStateAt(fact, at) {
+  if (at === null) {
+    return { status: fact.status, supersededBy: fact.supersededByFact, reason: fact.reason,
+             validFrom: fact.validFrom, validTo: fact.validTo };
+  }
+  for (const version of fact.history) {
+    if (version.from <= at && (version.to === -1 || at < version.to)) {
+      return { status: version.status, supersededBy: version.supersededByFact, reason: version.reason,
+               validFrom: version.validFrom, validTo: version.validTo };
+    }
+  }
+  return null; // not yet recorded at that time
+}
+
+function entityExistsAt(entity, at) {
+  if (at === null) return entity.mergedInto === -1;
+  return entity.createdAt <= at && (entity.mergedAt === -1 || entity.mergedAt > at);
+}
+
+function openContradictionsAt(fact, at) {
+  return fact.contradictionList.filter((c) =>
+    at === null ? c.resolvedAt === -1 : c.recordedAt <= at && (c.resolvedAt === -1 || c.resolvedAt > at));
+}
+
+// Valid times are ISO dates or datetimes as written, so they compare as strings.
+function holdsAtValid(factState, validAt) {
+  if (validAt === null) return true;
+  if (factState.status === "retracted") return false;
+  return (factState.validFrom === null || factState.validFrom <= validAt) &&
+         (factState.validTo === null || validAt < factState.validTo);
+}
+
+// How a fact appears under the view state: hidden (with why) or shown as current/retired.
+function factAppearance(fact, view) {
+  const state = factStateAt(fact, view.asOfRecord);
+  if (!state) return { shown: false, why: "unrecorded", state: null };
+  if (state.status === "forgotten") return { shown: false, why: "forgotten", state };
+  const retired = RETIRED.has(state.status);
+  if (retired && !view.showSuperseded) return { shown: false, why: "superseded", state, retired };
+  if (!holdsAtValid(state, view.asOfValid)) return { shown: false, why: "invalid", state, retired };
+  const contested = view.asOfRecord === null ? fact.contested || openContradictionsAt(fact, null).length > 0
+    : openContradictionsAt(fact, view.asOfRecord).length > 0;
+  return { shown: true, why: null, state, retired, contested };
+}

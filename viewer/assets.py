@@ -1,0 +1,43 @@
+"""The code and styles the page inlines: vis-network from the installed pyvis, and ours from static/."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import pyvis
+
+VIS_DIR = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
+# Load order matters: later files use what earlier ones define inside the shared closure.
+SCRIPT_FILES = ("dom.js", "memory.js", "timetravel.js", "graph_view.js", "detail_panel.js",
+                "search.js", "provenance.js", "timelines.js", "controls.js", "app.js")
+STYLE_FILES = ("report.css",)
+# A source map comment is a load the browser may attempt; the page must attempt none.
+SOURCE_MAP = re.compile(r"^\s*//# sourceMappingURL=.*$", re.MULTILINE)
+
+
+def _static_text(name: str) -> str:
+    return resources.files("memlens.static").joinpath(name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def vis_network_script() -> str:
+    text = (VIS_DIR / "vis-network.min.js").read_text(encoding="utf-8")
+    return SOURCE_MAP.sub("", text).rstrip() + "\n"
+
+
+@lru_cache(maxsize=1)
+def vis_network_style() -> str:
+    return (VIS_DIR / "vis-network.css").read_text(encoding="utf-8")
+
+
+def app_script() -> str:
+    """Our modules concatenated into one IIFE, so their top-level names stay private to the page."""
+    body = "\n".join(f"// ---- {name}\n{_static_text(name)}" for name in SCRIPT_FILES)
+    return f'(function () {{\n"use strict";\n{body}\n}})();\n'
+
+
+def app_style() -> str:
+    return "\n".join(_static_text(name) for name in STYLE_FILES)

@@ -1,0 +1,31 @@
+"""Writing a report to disk atomically: a crash never leaves half a report where the old one was."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .report import render_report
+
+
+def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
+                 show_superseded: bool = False) -> Path:
+    """Render `snapshot` and atomically replace `path` with it; returns the resolved path."""
+    target = Path(path).resolve()
+    html = render_report(snapshot, show_superseded=show_superseded)  # fails before any file is touched
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(html)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp makes 0600 files; a report is meant to be shared, so keep the old mode or use 0644
+        os.chmod(temp_name, target.stat().st_mode & 0o777 if target.exists() else 0o644)
+        os.replace(temp_name, target)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    return target

@@ -1,0 +1,158 @@
+"""Snapshot -> one self-contained HTML page (every script, style and datum inline)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from . import assets
+from .csp import content_security_policy
+from .graph import layout_graph
+from .layout import compute_layout
+from .palette import type_color
+from .payload import page_data
+from .script_json import script_json
+from .timefmt import short_record_time
+from .timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
+
+SUPPORTED_FORMAT = "memlens-snapshot/1"
+
+
+class SnapshotFormatError(ValueError):
+    """The snapshot is not in a format this viewer reads."""
+
+
+@dataclass(frozen=True)
+class TypeEntry:
+    name: str
+    color: str
+    count: int
+
+
+@dataclass(frozen=True)
+class RefView:
+    """A link from a table cell to an entity or fact of the page."""
+
+    kind: str      # "entity" | "fact" | "other"
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    key: str
+    kind: str
+    summary: str
+    refs: list[RefView]
+
+
+@dataclass(frozen=True)
+class Dismissal:
+    key: str
+    kind: str
+    reason: str
+    actor: str
+    at: str
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """What templates/report.html can use. Inline assets are Markup: inserted byte for byte."""
+
+    dataset: str
+    generated_at: str
+    snapshot_hash: str
+    stats: dict[str, Any]
+    types: list[TypeEntry]
+    functional_timelines: list[Timeline]
+    functional_omitted: int
+    entity_timelines: list[Timeline]
+    entity_omitted: int
+    worklist: list[WorkItem]
+    dismissals: list[Dismissal]
+    show_superseded: bool
+    csp: str
+    data_json: Markup
+    scripts: list[Markup] = field(default_factory=list)
+    styles: list[Markup] = field(default_factory=list)
+
+
+def _template_source(name: str) -> str:
+    # importlib.resources works the same from an editable install and from a wheel
+    return resources.files("memlens.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_template_source), autoescape=True,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["short_time"] = short_record_time
+    env.filters["thousands"] = lambda n: f"{n:,}" if isinstance(n, int) else n
+    return env
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def environment() -> jinja2.Environment:
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    return _ENV
+
+
+def _ref_view(ref: str, builder: TimelineBuilder) -> RefView:
+    if ref in builder.entities:
+        return RefView("entity", ref, builder.entities[ref]["name"])
+    if ref in builder.facts:
+        return RefView("fact", ref, builder.fact_text(builder.facts[ref]))
+    return RefView("other", ref, ref[:8])
+
+
+def _type_entries(snapshot: dict[str, Any]) -> list[TypeEntry]:
+    counts: dict[str, int] = {}
+    for entity in snapshot["entities"]:
+        if entity.get("merged_into") is None:
+            counts[entity["type"]] = counts.get(entity["type"], 0) + 1
+    names = sorted(set(snapshot.get("ontology", {}).get("types", [])) | set(counts))
+    return [TypeEntry(name, type_color(name), counts.get(name, 0)) for name in names if counts.get(name)]
+
+
+def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False) -> ReportContext:
+    if snapshot.get("format") != SUPPORTED_FORMAT:
+        raise SnapshotFormatError(f"expected format {SUPPORTED_FORMAT!r}, got {snapshot.get('format')!r}")
+    layout = compute_layout(layout_graph(snapshot))
+    builder = TimelineBuilder(snapshot)
+    functional, functional_omitted = functional_timelines(builder)
+    per_entity, entity_omitted = entity_timelines(builder, layout.ranking)
+    scripts = [assets.vis_network_script(), assets.app_script()]
+    styles = [assets.vis_network_style(), assets.app_style()]
+    return ReportContext(
+        dataset=str(snapshot.get("dataset") or ""),
+        generated_at=str(snapshot.get("generated_at") or ""),
+        snapshot_hash=str(snapshot.get("hash") or ""),
+        stats=dict(snapshot.get("stats") or {}),
+        types=_type_entries(snapshot),
+        functional_timelines=functional, functional_omitted=functional_omitted,
+        entity_timelines=per_entity, entity_omitted=entity_omitted,
+        worklist=[WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
+                           [_ref_view(r, builder) for r in i.get("refs") or []])
+                  for i in snapshot.get("maintenance", [])],
+        dismissals=[Dismissal(str(d.get("key")), str(d.get("kind")), str(d.get("reason") or ""),
+                              str(d.get("actor") or ""), str(d.get("at") or ""))
+                    for d in snapshot.get("dismissals", [])],
+        show_superseded=show_superseded,
+        csp=content_security_policy(scripts, styles),
+        data_json=Markup(script_json(page_data(snapshot, layout, show_superseded=show_superseded))),
+        scripts=[Markup(s) for s in scripts],
+        styles=[Markup(s) for s in styles],
+    )
+
+
+def render_report(snapshot: dict[str, Any], *, show_superseded: bool = False) -> str:
+    """The full single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict)."""
+    context = build_context(snapshot, show_superseded=show_superseded)
+    return environment().get_template("report.html").render(report=context)
