@@ -1,0 +1,198 @@
+"""The rendered page, read back with an HTML parser: self-contained, locked down, complete."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, parse_page, project_ids,
+                             project_snapshot)
+
+from memlens.viewer import assets
+from memlens.viewer.csp import source_hash
+from memlens.viewer.report import SnapshotFormatError, render_report
+
+WEB_URL = re.compile(r"https?:", re.IGNORECASE)
+CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]*)", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def project_html() -> str:
+    return render_report(project_snapshot())
+
+
+@pytest.fixture(scope="module")
+def hostile_html() -> str:
+    return render_report(hostile_snapshot())
+
+
+def csp_directives(page) -> dict[str, list[str]]:
+    [meta] = page.find_all("meta", http_equiv="Content-Security-Policy")
+    directives = {}
+    for part in meta.attrs["content"].split(";"):
+        name, *values = part.split()
+        directives[name] = values
+    return directives
+
+
+def test_page_is_one_file_with_inline_scripts_and_styles_only(project_html):
+    page = parse_page(project_html)
+    scripts = page.find_all("script")
+    assert len(scripts) == 3
+    assert all("src" not in s.attrs for s in scripts)
+    assert page.find_all("style") and not page.find_all("link")
+    assert scripts[0].attrs["type"] == "application/json"
+    assert scripts[1].text == assets.vis_network_script()
+    assert "startReport" in scripts[2].text
+
+
+def test_no_element_loads_from_the_web(project_html):
+    page = parse_page(project_html)
+    loading = [(e.tag, name, value) for e in page.elements for name, value in e.attrs.items()
+               if name in ("src", "href", "action", "srcset", "poster", "data", "xlink:href")]
+    assert loading, "expected at least the tabs' in-page links"
+    assert all(value.startswith("#") for _, _, value in loading), loading
+    assert not any(WEB_URL.search(value) for _, _, value in loading)
+
+
+def test_inlined_css_urls_are_data_only(project_html):
+    page = parse_page(project_html)
+    urls = [url for style in page.find_all("style") for url in CSS_URL.findall(style.text)]
+    assert urls, "vis-network's css has data: images"
+    assert all(url.startswith("data:") for url in urls), urls
+
+
+def test_vis_network_carries_no_source_map_or_remote_load():
+    script = assets.vis_network_script()
+    assert "Network" in script
+    assert "sourceMappingURL" not in script
+    assert not re.search(r"""(src|href)\s*=\s*["']https?:""", script)
+    assert not re.search(r"""import\s*\(|importScripts|new\s+Worker|fetch\(|XMLHttpRequest""", script)
+
+
+def test_csp_forbids_everything_but_hashed_inline_code(project_html):
+    page = parse_page(project_html)
+    directives = csp_directives(page)
+    assert directives["default-src"] == ["'none'"]
+    executable = [s for s in page.find_all("script") if s.attrs.get("type") != "application/json"]
+    assert len(executable) == 2
+    assert sorted(directives["script-src"]) == sorted(source_hash(s.text) for s in executable)
+    styles = page.find_all("style")
+    assert sorted(directives["style-src"]) == sorted(source_hash(s.text) for s in styles)
+    assert "'unsafe-inline'" not in directives["script-src"] + directives["style-src"]
+    assert directives["img-src"] == ["data:"]
+
+
+def test_csp_meta_comes_before_any_script_or_style(project_html):
+    page = parse_page(project_html)
+    tags = [e.tag if e.tag != "meta" else e.attrs.get("http-equiv", "meta") for e in page.elements]
+    assert tags.index("Content-Security-Policy") < min(tags.index("style"), tags.index("script"))
+
+
+def test_no_inline_event_handlers_or_style_attributes(hostile_html, project_html):
+    for html in (project_html, hostile_html):
+        page = parse_page(html)
+        assert len(page.elements) > 100
+        handlers = [(e.tag, a) for e in page.elements for a in e.attrs if a.startswith("on")]
+        assert handlers == []
+        assert [e.tag for e in page.elements if "style" in e.attrs] == []
+
+
+def test_our_scripts_never_parse_markup():
+    script = assets.app_script()
+    assert "createElement" in script and "textContent" in script
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in script, sink
+
+
+def test_data_block_round_trips_and_cannot_end_the_script(hostile_html):
+    page = parse_page(hostile_html)
+    block = page.by_id("memlens-data")
+    assert block.attrs["type"] == "application/json"
+    for raw in ("<", ">", "&", "\u2028", "\u2029"):
+        assert raw not in block.text
+    data = json.loads(block.text)
+    names = [row[1] for row in data["entities"]]
+    assert any("</script><script>alert(1)</script>" in name for name in names)
+    assert any("\u2028" in name for name in names)
+    assert data["meta"]["dataset"] == hostile_snapshot()["dataset"]
+
+
+def test_hostile_text_is_escaped_in_markup_and_shown_as_text(hostile_html):
+    snapshot = hostile_snapshot()
+    page = parse_page(hostile_html)
+    assert [e.tag for e in page.elements if e.tag == "img"] == []
+    assert len(page.find_all("script")) == 3
+    assert snapshot["dataset"] in page.text  # verbatim, so `{{ 7*7 }}` was not evaluated
+    assert snapshot["dismissals"][0]["reason"] in page.text
+    for payload in HOSTILE_PAYLOADS:
+        assert payload in page.text, payload
+    # a bare 49 would be `{{ 7*7 }}` evaluated; times like 09:49 are not bare
+    assert not re.search(r"(?<![\d:.-])49(?!\d)", page.text.replace(snapshot["hash"], ""))
+
+
+def test_header_shows_dataset_counts_time_and_hash(project_html):
+    snapshot = project_snapshot()
+    page = parse_page(project_html)
+    assert snapshot["dataset"] in page.text
+    assert snapshot["hash"] in page.text
+    assert snapshot["generated_at"][:16].replace("T", " ") in page.text
+    [meta] = page.find_all("meta", name="memlens-snapshot-hash")
+    assert meta.attrs["content"] == snapshot["hash"]
+    assert re.search(r"entities\s*21\b", " ".join(page.text.split()))
+
+
+def test_legend_has_a_filter_per_type_with_a_stable_colour(project_html):
+    page = parse_page(project_html)
+    chips = page.find_all("button", **{"class": "type-chip"})
+    assert {c.attrs["data-type"] for c in chips} == {"Concept", "Database", "Library", "Module",
+                                                     "Organization", "Person", "Service", "Team"}
+    assert all(c.attrs["aria-pressed"] == "true" for c in chips)
+
+
+def test_maintenance_lists_worklist_and_dismissals_with_reasons(project_html):
+    page = parse_page(project_html)
+    assert "auth-service really uses both Redis and SQLAlchemy" in page.text
+    assert "payments-api and ledger-service depend on each other" in page.text
+    refs = [e for e in page.elements if e.attrs.get("data-ref-kind")]
+    ids = project_ids()
+    assert {ids.payments_needs_ledger, ids.ledger_needs_payments} <= {r.attrs["data-ref-id"] for r in refs}
+
+
+def test_timelines_are_svg_drawn_at_build_time(project_html):
+    page = parse_page(project_html)
+    ids = project_ids()
+    figure = page.by_id(f"timeline-key-{ids.alice}-works_at")
+    assert figure.tag == "figure"
+    rows = [e for e in page.elements if e.tag == "g" and e.attrs.get("data-fact")]
+    assert {ids.alice_at_globex, ids.alice_at_acme, ids.alice_at_initech} <= {r.attrs["data-fact"] for r in rows}
+    assert page.by_id(f"timeline-entity-{ids.alice}")
+
+
+def test_forgotten_text_is_nowhere_in_the_page(project_html):
+    assert "project" in project_html.lower() or "payments" in project_html
+    assert "carol's private note" not in project_html
+    assert "user said 2026-03-04" not in project_html
+
+
+def test_rendering_twice_gives_identical_bytes():
+    first = render_report(project_snapshot()).encode()
+    second = render_report(project_snapshot()).encode()
+    assert first == second and len(first) > 100_000
+
+
+def test_show_superseded_is_carried_into_the_page():
+    page = parse_page(render_report(project_snapshot(), show_superseded=True))
+    checkbox = page.by_id("show-superseded")
+    assert "checked" in checkbox.attrs
+    assert json.loads(page.by_id("memlens-data").text)["showSuperseded"] is True
+    assert "checked" not in parse_page(render_report(project_snapshot())).by_id("show-superseded").attrs
+
+
+def test_unknown_snapshot_format_is_a_clear_error():
+    snapshot = project_snapshot()
+    snapshot["format"] = "memoose/9"
+    with pytest.raises(SnapshotFormatError, match="memoose/9"):
+        render_report(snapshot)
+    assert render_report(project_snapshot())

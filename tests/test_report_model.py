@@ -1,0 +1,108 @@
+"""The pieces the page is built from: colours, evidence links, layout, timelines, page data."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from hypothesis import given, strategies as st
+from viewer_fixtures import large_snapshot, project_ids, project_snapshot
+
+from memlens.viewer.evidence import is_web_link
+from memlens.viewer.graph import layout_graph
+from memlens.viewer.layout import compute_layout
+from memlens.viewer.palette import type_color
+from memlens.viewer.payload import DRAW_LIMIT, page_data
+from memlens.viewer.script_json import script_json
+from memlens.viewer.timeline import TimelineBuilder, entity_timelines, functional_timelines
+
+
+def test_type_colour_depends_on_the_name_only():
+    assert type_color("Person") == type_color("Person")
+    assert type_color("Person") != type_color("Service")
+    assert type_color("Person").startswith("#") and len(type_color("Person")) == 7
+
+
+def test_only_http_and_https_evidence_is_a_link():
+    assert is_web_link("https://github.com/acme/payments/pull/42")
+    assert is_web_link("http://wiki.acme.internal/auth")
+    for text in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", " https://x.test", "data:text/html,x",
+                 "repo://src/auth.py#L10", "user said 2026-09-18", "https://", "https://a b.test",
+                 "https:/x.test", "vbscript:x", ""):
+        assert not is_web_link(text), text
+
+
+@given(st.text())
+def test_script_json_round_trips_and_never_contains_markup(value):
+    text = script_json({"value": value})
+    assert json.loads(text) == {"value": value}
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+
+
+def test_layout_is_deterministic_and_places_every_live_entity():
+    snapshot = project_snapshot()
+    first = compute_layout(layout_graph(snapshot))
+    second = compute_layout(layout_graph(snapshot))
+    assert first.positions == second.positions
+    live = {e["id"] for e in snapshot["entities"] if e["merged_into"] is None}
+    assert set(first.positions) == live
+    assert len({first.positions[n] for n in live}) == len(live)  # nobody sits on anybody
+
+
+def test_large_layout_is_fast_and_the_overview_is_bounded():
+    snapshot = large_snapshot(entity_count=3000)
+    started = time.perf_counter()
+    layout = compute_layout(layout_graph(snapshot))
+    elapsed = time.perf_counter() - started
+    assert len(layout.positions) == 3000
+    assert elapsed < 1.5
+    data = page_data(snapshot, layout, show_superseded=False)
+    assert len(data["overview"]) == DRAW_LIMIT
+    degrees = [data["entities"][i][10] for i in data["overview"]]
+    assert degrees == sorted(degrees, reverse=True)
+
+
+def test_late_arriving_value_is_drawn_in_the_past_but_marked_when_it_arrived():
+    ids = project_ids()
+    timelines, omitted = functional_timelines(TimelineBuilder(project_snapshot()))
+    assert omitted == 0
+    [works_at] = [t for t in timelines if t.anchor == f"timeline-key-{ids.alice}-works_at"]
+    rows = {row.fact_id: row for row in works_at.rows}
+    initech, globex, acme = rows[ids.alice_at_initech], rows[ids.alice_at_globex], rows[ids.alice_at_acme]
+    assert [r.fact_id for r in works_at.rows] == [ids.alice_at_initech, ids.alice_at_globex, ids.alice_at_acme]
+    assert initech.bar.x < globex.bar.x < acme.bar.x
+    assert acme.bar.open_end and not initech.bar.open_end
+    assert initech.status == "superseded" and acme.status == "current"
+    asserted_at = {r.fact_id: [m.x for m in r.markers if m.kind == "asserted"][0] for r in works_at.rows}
+    assert asserted_at[ids.alice_at_initech] >= asserted_at[ids.alice_at_acme]  # arrived last (minutes apart)
+    assert initech.bar.x + initech.bar.width < asserted_at[ids.alice_at_initech]
+    assert {m.kind for m in globex.markers} >= {"asserted", "contested", "superseded", "reasserted"}
+
+
+def test_forgotten_fact_keeps_its_markers_but_has_no_bar_or_text():
+    ids = project_ids()
+    snapshot = project_snapshot()
+    timelines, _ = entity_timelines(TimelineBuilder(snapshot), compute_layout(layout_graph(snapshot)).ranking)
+    rows = {row.fact_id: row for t in timelines for row in t.rows}
+    assert rows[ids.alice_at_acme].bar is not None
+    tombstone = rows[ids.forgotten_fact]
+    assert tombstone.bar is None and tombstone.label == "forgotten fact"
+    assert [m.kind for m in tombstone.markers] == ["asserted", "forgotten"]
+
+
+def test_page_data_handles_tombstones_and_links_by_index():
+    ids = project_ids()
+    snapshot = project_snapshot()
+    data = page_data(snapshot, compute_layout(layout_graph(snapshot)), show_superseded=False)
+    columns = data["columns"]["facts"]
+    facts = {row[0]: dict(zip(columns, row)) for row in data["facts"]}
+    tombstone = facts[ids.forgotten_fact]
+    assert tombstone["relation"] == -1 and tombstone["object"] == -1 and tombstone["description"] is None
+    assert tombstone["status"] == "forgotten"
+    acme = facts[ids.alice_at_acme]
+    assert [acme["evidence"][i] for i in acme["links"]] == ["https://acme.example/team/alice"]
+    globex = facts[ids.alice_at_globex]
+    assert data["facts"][globex["supersededBy"]][0] == ids.alice_at_acme
+    assert [h[2] for h in globex["history"]] == ["current", "superseded"]
+    assert all(0 <= t < len(data["times"]) for h in globex["history"] for t in h[:2] if t != -1)
+    assert data["times"] == sorted(data["times"])
