@@ -22,7 +22,10 @@ function loadMemory(dataElement) {
   const facts = raw.facts.map((row, index) => {
     const fact = zipRow(columns.facts, row);
     fact.index = index;
-    fact.history = fact.history.map((version) => zipRow(columns.history, version));
+    fact.history = fact.history === null
+      ? [{ from: fact.recordedAt, to: -1, status: fact.status, supersededBy: fact.supersededBy,
+           reason: fact.reason, validFrom: fact.validFrom, validTo: fact.validTo }]
+      : fact.history.map((version) => zipRow(columns.history, version));
     const relation = raw.relations[fact.relation];
     fact.relationName = relation ? relation.name : null;
     fact.functional = relation ? relation.functional : false;

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 LINK_SCHEMES = frozenset({"http", "https"})
+_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
 def is_web_link(evidence: str) -> bool:
     """True only for a well-formed http(s) URL; `javascript:`, `data:`, `repo://` stay plain text."""
-    if not evidence or evidence != evidence.strip() or any(c.isspace() or ord(c) < 32 for c in evidence):
+    # most evidence is `repo://…` or prose: decide those without parsing
+    if evidence[:5].lower() not in ("http:", "https") or _SPACE_OR_CONTROL.search(evidence):
         return False
     try:
         parts = urlsplit(evidence)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from dataclasses import dataclass
+from typing import Any, Collection, Iterator
 
 import networkx as nx
 
@@ -16,7 +17,7 @@ def live_entities(snapshot: Snapshot) -> list[dict[str, Any]]:
     return [e for e in snapshot["entities"] if e.get("merged_into") is None]
 
 
-def drawable_facts(snapshot: Snapshot, node_ids: set[str]) -> Iterator[dict[str, Any]]:
+def drawable_facts(snapshot: Snapshot, node_ids: Collection[str]) -> Iterator[dict[str, Any]]:
     """Facts that can be an edge: not forgotten, and both ends are known nodes."""
     for fact in snapshot["facts"]:
         if fact.get("status") == "forgotten":
@@ -25,15 +26,29 @@ def drawable_facts(snapshot: Snapshot, node_ids: set[str]) -> Iterator[dict[str,
             yield fact
 
 
-def layout_graph(snapshot: Snapshot) -> nx.Graph:
-    """An undirected simple graph of live entities; every non-forgotten fact is a link."""
-    graph = nx.Graph()
+@dataclass(frozen=True)
+class LinkGraph:
+    """Who is linked to whom among live entities; plain dicts, because building a networkx graph
+    of 30,000 edges costs more than the whole layout of the tail."""
+
+    names: dict[str, str]                 # entity id -> name, in snapshot order
+    neighbours: dict[str, set[str]]       # entity id -> linked entity ids (either direction)
+
+    def degree(self, node: str) -> int:
+        return len(self.neighbours[node])
+
+
+def link_graph(snapshot: Snapshot) -> LinkGraph:
+    """Live entities, linked by every fact that is not forgotten."""
     entities = live_entities(snapshot)
-    graph.add_nodes_from((e["id"], {"name": e["name"]}) for e in entities)
-    node_ids = {e["id"] for e in entities}
-    graph.add_edges_from((f["subject"], f["object"]) for f in drawable_facts(snapshot, node_ids)
-                         if f["subject"] != f["object"])
-    return graph
+    names = {e["id"]: e["name"] for e in entities}
+    neighbours: dict[str, set[str]] = {node: set() for node in names}
+    for fact in drawable_facts(snapshot, neighbours.keys()):
+        subject, obj = fact["subject"], fact["object"]
+        if subject != obj:
+            neighbours[subject].add(obj)
+            neighbours[obj].add(subject)
+    return LinkGraph(names=names, neighbours=neighbours)
 
 
 def _text(value: Any) -> str:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
+from .graph import LinkGraph
+
 CORE_LIMIT = 400          # spring_layout's dense solver stays fast below ~500 nodes
 SEED = 20260302
 GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
@@ -30,11 +32,11 @@ class Layout:
     degree: dict[str, int]
 
 
-def rank_nodes(graph: nx.Graph) -> list[str]:
-    return sorted(graph.nodes, key=lambda n: (-graph.degree(n), graph.nodes[n].get("name", ""), n))
+def rank_nodes(graph: LinkGraph) -> list[str]:
+    return sorted(graph.names, key=lambda n: (-graph.degree(n), graph.names[n], n))
 
 
-def _core_positions(graph: nx.Graph, core: list[str]) -> dict[str, tuple[float, float]]:
+def _core_positions(graph: LinkGraph, core: list[str]) -> dict[str, tuple[float, float]]:
     if not core:
         return {}
     if len(core) == 1:
@@ -42,8 +44,7 @@ def _core_positions(graph: nx.Graph, core: list[str]) -> dict[str, tuple[float, 
     subgraph = nx.Graph()
     subgraph.add_nodes_from(core)  # insertion order fixes the seeded initial positions
     members = set(core)
-    subgraph.add_edges_from(sorted((u, v) if u < v else (v, u) for u, v in graph.subgraph(core).edges
-                                   if u in members and v in members))
+    subgraph.add_edges_from(sorted((u, v) for u in core for v in graph.neighbours[u] if u < v and v in members))
     raw = nx.spring_layout(subgraph, seed=SEED, iterations=60)
     coords = np.array([raw[node] for node in core], dtype=float)
     coords *= NEIGHBOUR_DISTANCE / _median_nearest_distance(coords)
@@ -65,7 +66,7 @@ def _place_around(center: tuple[float, float], index: int, start_angle: float) -
     return (center[0] + radius * math.cos(angle), center[1] + radius * math.sin(angle))
 
 
-def compute_layout(graph: nx.Graph, core_limit: int = CORE_LIMIT) -> Layout:
+def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT) -> Layout:
     """Positions in px for every node of `graph`; the same graph always gives the same numbers."""
     ranking = rank_nodes(graph)
     rank = {node: i for i, node in enumerate(ranking)}
@@ -81,7 +82,7 @@ def compute_layout(graph: nx.Graph, core_limit: int = CORE_LIMIT) -> Layout:
             px, py = positions[parent]
             # satellites start pointing away from the centre so they fan outwards
             start = math.atan2(py, px) if (px or py) else 0.0
-            for neighbour in sorted(graph.adj[parent], key=rank.__getitem__):
+            for neighbour in sorted(graph.neighbours[parent], key=rank.__getitem__):
                 if neighbour in positions:
                     continue
                 k = children.get(parent, 0)

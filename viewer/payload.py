@@ -2,7 +2,8 @@
 
 Rows are arrays whose field names are listed once in `columns`, references between rows are
 array indexes, and record times are indexes into the sorted `times` list (so the browser compares
-integers when it travels in record time). The page decodes this into objects once, at load.
+integers when it travels in record time). A fact whose history is one open version equal to the
+fact itself (most facts) carries `history: null`. The page decodes this into objects once, at load.
 """
 
 from __future__ import annotations
@@ -96,14 +97,17 @@ def _fact_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
                     ix.fact.get(v.get("superseded_by") or "", -1), v.get("reason"),
                     v.get("valid_from"), v.get("valid_to")] for v in fact.get("history") or []]
         relation = fact.get("relation")
+        recorded_at, superseded_by = ix.at(fact.get("recorded_at")), ix.fact.get(fact.get("superseded_by") or "", -1)
+        unchanged = [recorded_at, -1, fact.get("status"), superseded_by, fact.get("reason"),
+                     fact.get("valid_from"), fact.get("valid_to")]
         rows.append([
             fact["id"], ix.entity.get(fact.get("subject") or "", -1),
             ix.relation[relation] if relation is not None else -1, ix.entity.get(fact.get("object") or "", -1),
-            fact.get("status"), ix.fact.get(fact.get("superseded_by") or "", -1), fact.get("reason"),
+            fact.get("status"), superseded_by, fact.get("reason"),
             bool(fact.get("contested")), fact.get("valid_from"), fact.get("valid_to"),
-            ix.at(fact.get("recorded_at")), ix.at(fact.get("retired_at")), fact.get("actor"),
+            recorded_at, ix.at(fact.get("retired_at")), fact.get("actor"),
             fact.get("description"), evidence, [i for i, e in enumerate(evidence) if is_web_link(e)],
-            int(fact.get("reassertions") or 0), history,
+            int(fact.get("reassertions") or 0), None if history == [unchanged] else history,
             [ix.contradiction[c] for c in fact.get("contradictions") or [] if c in ix.contradiction],
         ])
     return rows
