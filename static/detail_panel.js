@@ -119,14 +119,32 @@ function createDetailPanel(memory, view, panel, actions) {
                     "Open timeline") : null);
   }
 
+  // With nothing selected the panel offers ways in: the hubs and whatever is in dispute.
+  function overview() {
+    const hubs = memory.overview.filter((e) => e.mergedInto === -1).slice(0, 8);
+    const contested = memory.facts.filter((f) => f.contested).slice(0, 8);
+    const swatch = (entity) => {
+      const dot = el("span", { className: "swatch-dot", "aria-hidden": "true" });
+      dot.style.backgroundColor = entity.color;
+      return dot;
+    };
+    return el("div", { className: "detail-empty" },
+      el("p", { className: "detail-empty-title" }, "Nothing selected"),
+      el("p", null, "Click a node, or search, to see every fact about an entity: status, evidence, validity, and who recorded it when."),
+      el("h3", { className: "detail-section" }, "Most connected"),
+      el("ul", { className: "overview-list" }, hubs.map((entity) => el("li", null, swatch(entity), refButton(entity),
+        el("span", { className: "degree" }, plural(entity.degree, "link"))))),
+      contested.length ? [el("h3", { className: "detail-section" }, "Contested"),
+        el("ul", { className: "overview-list" }, contested.map((fact) => el("li", null,
+          el("strong", { className: "tag tag-contested" }, "contested"), factRef(fact))))] : null);
+  }
+
   function render() {
     const entity = view.selected;
     panel.replaceChildren();
     panel.classList.toggle("has-selection", Boolean(entity));
     if (!entity) {
-      panel.append(el("div", { className: "detail-empty" },
-        el("p", { className: "detail-empty-title" }, "Nothing selected"),
-        el("p", null, "Click a node or search for an entity to see every fact about it: status, evidence, validity, and who recorded it when.")));
+      panel.append(overview());
       return;
     }
     const shown = [], hiddenWhy = { superseded: 0, unrecorded: 0, invalid: 0 }, tombstones = [];

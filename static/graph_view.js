@@ -85,7 +85,7 @@ function createGraphView(memory, view, container, events) {
       color: { color, highlight: theme.accent, hover: color, opacity: dim ? 0.12 : look.retired ? 0.75 : 0.9 },
       font: { color: dim ? "rgba(128,128,128,0.25)" : look.contested ? theme.contested : theme.text,
               strokeColor: dim ? "rgba(0,0,0,0)" : theme.background,
-              size: 11, strokeWidth: 4, align: "middle" },
+              size: 12, strokeWidth: 4, align: "middle" },
       smooth: fact.curve ? { enabled: true, type: fact.curve % 2 ? "curvedCW" : "curvedCCW",
                              roundness: 0.18 * Math.ceil(fact.curve / 2) } : { enabled: false },
     };
@@ -131,11 +131,14 @@ function createGraphView(memory, view, container, events) {
     layout: { improvedLayout: false, randomSeed: 1 },
     interaction: { hover: true, selectConnectedEdges: false, keyboard: { enabled: true, bindToWindow: false }, multiselect: false,
                    hideEdgesOnDrag: memory.entities.length > 2000, tooltipDelay: 150, navigationButtons: false },
-    nodes: { shape: "dot", scaling: { min: 8, max: 22, label: { enabled: true, min: 12, max: 16, drawThreshold: 7 } },
-             font: { face: "system-ui, -apple-system, Segoe UI, sans-serif", size: 13, strokeWidth: 4 } },
-    edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5 },
+    // Labels appear only once they would be legible: a zoomed-out overview shows shape, not text.
+    nodes: { shape: "dot", scaling: { min: 8, max: 24, label: { enabled: true, min: 15, max: 20, drawThreshold: 8 } },
+             font: { face: "system-ui, -apple-system, Segoe UI, sans-serif", size: 15, strokeWidth: 4 } },
+    edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5,
+             scaling: { label: { enabled: false, drawThreshold: 8 } } },
   });
   restyle();
+  network.fit({ animation: false }); // without physics vis does not fit on its own
 
   network.on("click", (params) => {
     if (params.nodes.length) events.selectEntity(memory.entityById.get(params.nodes[0]));
@@ -165,7 +168,7 @@ function createGraphView(memory, view, container, events) {
 
   function focus(entity) {
     if (!drawnEntities.has(entity.index)) reveal(entity);
-    network.selectNodes([entity.id]);
+    network.selectNodes([entity.id], false);
     network.focus(entity.id, { scale: Math.max(network.getScale(), 1.1),
                                animation: { duration: 350, easingFunction: "easeInOutQuad" } });
   }

@@ -67,7 +67,7 @@ function createProvenance(memory, view, nodes) {
     nodes.body.replaceChildren(...matching.slice(0, limit).map((row) => el("tr", null,
       el("td", { className: "num" }, String(row.seq)),
       el("td", { className: "time" }, shortTime(memory.times[row.at])),
-      el("td", null, row.actor),
+      el("td", { className: "actor" }, row.actor),
       el("td", null, el("span", { className: "badge badge-" + row.action }, row.action)),
       targetCell(row))));
     nodes.count.textContent = plural(matching.length, "entry", "entries") + " of " + memory.ledger.length.toLocaleString("en");

@@ -20,7 +20,7 @@ from .graph import LinkGraph
 CORE_LIMIT = 400          # spring_layout's dense solver stays fast below ~500 nodes
 SEED = 20260302
 GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
-NEIGHBOUR_DISTANCE = 95.0  # px between a core node and its nearest neighbour, so labels fit
+NEIGHBOUR_DISTANCE = 85.0  # px between a core node and its nearest neighbour, so labels fit
 SATELLITE_OFFSET = 46.0   # px from a parent to its first satellite
 SATELLITE_SPACING = 15.0  # px; radius grows with sqrt(k) so a disc of satellites stays evenly filled
 
@@ -47,8 +47,22 @@ def _core_positions(graph: LinkGraph, core: list[str]) -> dict[str, tuple[float,
     subgraph.add_edges_from(sorted((u, v) for u in core for v in graph.neighbours[u] if u < v and v in members))
     raw = nx.spring_layout(subgraph, seed=SEED, iterations=60)
     coords = np.array([raw[node] for node in core], dtype=float)
+    coords = _widest_along_x(coords)
     coords *= NEIGHBOUR_DISTANCE / _median_nearest_distance(coords)
     return {node: (float(x), float(y)) for node, (x, y) in zip(core, coords)}
+
+
+def _widest_along_x(coords: np.ndarray) -> np.ndarray:
+    """Rotate so the longest extent runs left to right, as screens are wider than tall."""
+    centred = coords - coords.mean(axis=0)
+    _, vectors = np.linalg.eigh(np.cov(centred.T))
+    rotated = centred @ vectors[:, ::-1]  # eigh sorts ascending: main axis first after reversing
+    # eigenvectors have no canonical sign; pin it so the best-connected node sits right of centre
+    if rotated[0, 0] < 0:
+        rotated[:, 0] *= -1
+    if rotated[0, 1] < 0:
+        rotated[:, 1] *= -1
+    return rotated
 
 
 def _median_nearest_distance(coords: np.ndarray) -> float:
