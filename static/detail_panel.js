@@ -34,7 +34,7 @@ function createDetailPanel(memory, view, panel, actions) {
       const others = c.factList.filter((f) => f && f !== fact);
       const confidence = typeof c.confidence === "number" ? c.confidence.toFixed(2) : "?";
       return el("div", { className: "contested-box" },
-        el("p", null, el("strong", { className: "tag tag-contested" }, "contested"), " ",
+        el("p", null, el("span", { className: "contested-label" }, "why"),
            el("span", { className: "contested-reason" }, c.reason || "(no reason given)")),
         el("p", { className: "fact-meta" }, "confidence " + confidence + " \u00b7 raised by " + (c.actor || "?") +
            " \u00b7 " + shortTime(memory.times[c.recordedAt])),

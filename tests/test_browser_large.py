@@ -1,0 +1,74 @@
+"""A store larger than the drawing budget: a bounded overview, and the rest revealed on demand."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from viewer_fixtures import CHROMIUM, CHROMIUM_ARGS, large_snapshot, open_report
+
+from memlens.viewer.bundle import write_report
+from memlens.viewer.payload import DRAW_LIMIT
+
+pytestmark = pytest.mark.browser
+ENTITIES = 2_000
+
+
+@pytest.fixture(scope="module")
+def snapshot():
+    return large_snapshot(entity_count=ENTITIES)
+
+
+@pytest.fixture(scope="module")
+def report(snapshot, tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is not installed")
+    from playwright.sync_api import sync_playwright
+
+    path = write_report(snapshot, tmp_path_factory.mktemp("large") / "large.html")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        opened = open_report(browser, path)
+        yield opened
+        opened.close()
+        browser.close()
+
+
+def drawn_ids(report) -> set[str]:
+    return set(report.page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
+
+
+def test_only_the_most_connected_entities_are_drawn_at_first(report, snapshot):
+    drawn = drawn_ids(report)
+    assert len(drawn) == DRAW_LIMIT < ENTITIES
+    status = report.page.locator("#graph-status").inner_text()
+    assert f"{ENTITIES - DRAW_LIMIT:,} more not drawn" in status
+    assert report.console_errors == [] and report.csp_violations() == []
+
+
+def test_search_reveals_an_entity_that_was_not_drawn(report, snapshot):
+    page = report.page
+    hidden = next(e for e in reversed(snapshot["entities"]) if e["id"] not in drawn_ids(report))
+    page.fill("#search-input", hidden["name"])
+    page.press("#search-input", "Enter")
+    assert hidden["id"] in drawn_ids(report)
+    assert page.evaluate("window.memlens.network.getSelectedNodes()") == [hidden["id"]]
+    node = page.evaluate("(id) => window.memlens.network.body.data.nodes.get(id)", hidden["id"])
+    assert node["hidden"] is False
+
+
+def test_expanding_a_node_adds_its_hidden_neighbours(report, snapshot):
+    page = report.page
+    before = drawn_ids(report)
+    live = {e["id"] for e in snapshot["entities"] if e["merged_into"] is None}
+    neighbours: dict[str, set[str]] = {}
+    for fact in snapshot["facts"]:
+        if fact["status"] != "forgotten" and fact["subject"] in live and fact["object"] in live:
+            neighbours.setdefault(fact["subject"], set()).add(fact["object"])
+            neighbours.setdefault(fact["object"], set()).add(fact["subject"])
+    entity = next(e for e in sorted(before) if 0 < len(neighbours.get(e, set()) - before) <= 50)
+    page.evaluate("(id) => window.memlens.selectEntityById(id)", entity)
+    page.click("#detail-expand")
+    after = drawn_ids(report)
+    assert neighbours[entity] <= after
+    assert len(after) > len(before)
