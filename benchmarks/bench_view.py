@@ -49,7 +49,7 @@ def time_browser(path: Path, runs: int) -> tuple[float, float, int] | None:
                           else route.abort())
             page = context.new_page()
             page.goto(path.as_uri())
-            page.wait_for_function("window.memlens && window.memlens.ready === true", timeout=60_000)
+            page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=60_000)
             first_draws.append(page.evaluate("window.memlens.firstDrawMs") / 1000)
             samples = page.evaluate("""() => {
                 const network = window.memlens.network, times = [];

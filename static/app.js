@@ -4,7 +4,9 @@ const memlens = (window.memlens = { ready: false, network: null });
 
 function startReport() {
   document.documentElement.classList.add("js");
+  const timings = (memlens.timings = { start: performance.now() });
   const memory = loadMemory(byId("memlens-data"));
+  timings.dataLoaded = performance.now();
   const view = { asOfRecord: null, asOfValid: null, showSuperseded: Boolean(memory.showSuperseded),
                  hiddenTypes: new Set(), selected: null };
   let graph = null;
@@ -63,9 +65,10 @@ function startReport() {
     changed: () => { panel.render(); statusLine(); },
   });
   memlens.network = graph.network;
+  timings.graphBuilt = performance.now();
   graph.network.once("afterDrawing", () => {
     memlens.ready = true;
-    memlens.firstDrawMs = performance.now();
+    memlens.firstDrawMs = timings.firstDraw = performance.now();
   });
 
   const controls = createControls(memory, view, {

@@ -68,7 +68,8 @@ function createDetailPanel(memory, view, panel, actions) {
       el("span", null, validity(state)),
       el("span", null, "by " + (fact.actor || "unknown")),
       el("span", null, "recorded " + shortTime(memory.times[fact.recordedAt])),
-      fact.retiredAt !== -1 ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null);
+      RETIRED.has(state.status) && fact.retiredAt !== -1
+        ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null);
     return el("article", { className: "fact fact-" + state.status + (look.contested ? " is-contested" : ""),
                            "data-fact-id": fact.id },
       line, badges,

@@ -17,7 +17,7 @@ function createGraphView(memory, view, container, events) {
   const drawnEntities = new Set();
   const drawnFacts = new Set();
   const lastStyle = new Map();
-  let theme = themeColors();
+  let theme;
   let focusSet = null; // entities kept bright around the selection
 
   function edgeCurves(factsToAdd) {
@@ -32,12 +32,11 @@ function createGraphView(memory, view, container, events) {
     }
   }
 
+  // New items go in fully styled, so vis lays each one out once instead of add-then-update.
   function addEntities(list) {
     const fresh = list.filter((e) => !drawnEntities.has(e.index));
     if (!fresh.length) return 0;
     for (const entity of fresh) drawnEntities.add(entity.index);
-    nodes.add(fresh.map((entity) => ({ id: entity.id, label: entity.name, x: entity.x, y: entity.y,
-                                       value: Math.max(1, entity.degree), hidden: true })));
     const newFacts = [];
     for (const entity of fresh) {
       for (const fact of entity.facts) {
@@ -48,9 +47,29 @@ function createGraphView(memory, view, container, events) {
       }
     }
     edgeCurves([...drawnFacts].map((i) => memory.facts[i]));
-    edges.add(newFacts.map((fact) => ({ id: fact.id, from: fact.subjectEntity.id, to: fact.objectEntity.id,
-                                        hidden: true })));
+    focusSet = focusAround(view.selected);
+    const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
+    nodes.add(fresh.map((entity) => remember({ ...nodeStyle(entity), label: entity.name, x: entity.x, y: entity.y,
+                                                value: Math.max(1, entity.degree) }, nodeStyle(entity))));
+    edges.add(newFacts.map((fact) => remember({ ...edgeStyle(fact, showLabels), from: fact.subjectEntity.id,
+                                                 to: fact.objectEntity.id }, edgeStyle(fact, showLabels))));
     return fresh.length;
+  }
+
+  function remember(item, style) {
+    lastStyle.set(style.id, JSON.stringify(style));
+    return item;
+  }
+
+  function focusAround(selected) {
+    if (!selected) return null;
+    const around = new Set([selected]);
+    for (const fact of selected.facts) {
+      if (!factAppearance(fact, view).shown) continue;
+      if (fact.subjectEntity) around.add(fact.subjectEntity);
+      if (fact.objectEntity) around.add(fact.objectEntity);
+    }
+    return around;
   }
 
   function entityShown(entity) {
@@ -99,16 +118,7 @@ function createGraphView(memory, view, container, events) {
   }
 
   function restyle() {
-    if (view.selected) {
-      focusSet = new Set([view.selected]);
-      for (const fact of view.selected.facts) {
-        if (!factAppearance(fact, view).shown) continue;
-        if (fact.subjectEntity) focusSet.add(fact.subjectEntity);
-        if (fact.objectEntity) focusSet.add(fact.objectEntity);
-      }
-    } else {
-      focusSet = null;
-    }
+    focusSet = focusAround(view.selected);
     const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
     const nodeUpdates = [];
     for (const index of drawnEntities) {
@@ -124,6 +134,7 @@ function createGraphView(memory, view, container, events) {
     if (edgeUpdates.length) edges.update(edgeUpdates);
   }
 
+  theme = themeColors();
   addEntities(memory.overview);
   const network = new vis.Network(container, { nodes, edges }, {
     autoResize: true,
@@ -137,7 +148,6 @@ function createGraphView(memory, view, container, events) {
     edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5,
              scaling: { label: { enabled: false, drawThreshold: 8 } } },
   });
-  restyle();
   network.fit({ animation: false }); // without physics vis does not fit on its own
 
   network.on("click", (params) => {

@@ -586,5 +586,6 @@ def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: 
     page.on("dialog", on_dialog)
     page.add_init_script(VIOLATION_RECORDER)
     page.goto(url)
-    page.wait_for_function("window.memlens && window.memlens.ready === true", timeout=15_000)
+    # a function, not an expression: Playwright evals expressions in the page, which the CSP refuses
+    page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=15_000)
     return opened
