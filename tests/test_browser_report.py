@@ -204,3 +204,13 @@ def test_maintenance_refs_focus_the_entity(report):
     assert page.locator("#panel-graph").is_visible()
     assert page.locator("#detail h2").inner_text() in ("idempotency keys", "idempotency key")
     assert report.console_errors == [] and report.csp_violations() == []
+
+
+def test_timeline_caption_button_focuses_the_entity(report):
+    page = report.page
+    page.click("#tab-timelines")
+    button = page.locator(f"#timeline-key-{IDS.alice}-works_at .tl-show")
+    button.focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#panel-graph").is_visible()
+    assert page.locator("#detail h2").inner_text() == "alice"
