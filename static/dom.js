@@ -35,6 +35,12 @@ function shortTime(iso) {
   return iso ? String(iso).slice(0, 16).replace("T", " ") : "";
 }
 
+// Canvas labels cannot wrap; long names are cut there and shown whole in the panel.
+function clip(text, limit) {
+  const value = String(text);
+  return value.length <= limit ? value : value.slice(0, limit - 1) + "\u2026";
+}
+
 function shortId(id) {
   return String(id || "").slice(0, 8);
 }

@@ -49,7 +49,7 @@ function createGraphView(memory, view, container, events) {
     edgeCurves([...drawnFacts].map((i) => memory.facts[i]));
     focusSet = focusAround(view.selected);
     const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
-    nodes.add(fresh.map((entity) => remember({ ...nodeStyle(entity), label: entity.name, x: entity.x, y: entity.y,
+    nodes.add(fresh.map((entity) => remember({ ...nodeStyle(entity), label: clip(entity.name, 40), x: entity.x, y: entity.y,
                                                 value: Math.max(1, entity.degree) }, nodeStyle(entity))));
     edges.add(newFacts.map((fact) => remember({ ...edgeStyle(fact, showLabels), from: fact.subjectEntity.id,
                                                  to: fact.objectEntity.id }, edgeStyle(fact, showLabels))));
@@ -96,7 +96,7 @@ function createGraphView(memory, view, container, events) {
     const hidden = !look.shown || !endsShown;
     const dim = focusSet !== null && !(view.selected && (fact.subjectEntity === view.selected || fact.objectEntity === view.selected));
     const color = look.retired ? theme.retired : look.contested ? theme.contested : theme.edge;
-    const label = showLabels ? fact.relationName + (look.contested ? "  \u26a0 contested" : "") : undefined;
+    const label = showLabels ? clip(fact.relationName, 32) + (look.contested ? "  \u26a0 contested" : "") : undefined;
     return {
       id: fact.id, hidden, label: label || "",
       dashes: look.retired ? [5, 5] : false,
