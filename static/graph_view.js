@@ -143,7 +143,7 @@ function createGraphView(memory, view, container, events) {
     interaction: { hover: true, selectConnectedEdges: false, keyboard: { enabled: true, bindToWindow: false }, multiselect: false,
                    hideEdgesOnDrag: memory.entities.length > 2000, tooltipDelay: 150, navigationButtons: false },
     // Labels appear only once they would be legible: a zoomed-out overview shows shape, not text.
-    nodes: { shape: "dot", scaling: { min: 8, max: 24, label: { enabled: true, min: 15, max: 20, drawThreshold: 8 } },
+    nodes: { shape: "dot", scaling: { min: 8, max: 24, label: { enabled: true, min: 15, max: 20, drawThreshold: 7 } },
              font: { face: "system-ui, -apple-system, Segoe UI, sans-serif", size: 15, strokeWidth: 4 } },
     edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5,
              scaling: { label: { enabled: false, drawThreshold: 8 } } },

@@ -20,7 +20,7 @@ from .graph import LinkGraph
 CORE_LIMIT = 400          # spring_layout's dense solver stays fast below ~500 nodes
 SEED = 20260302
 GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
-NEIGHBOUR_DISTANCE = 85.0  # px between a core node and its nearest neighbour, so labels fit
+NEIGHBOUR_DISTANCE = 75.0  # px between a core node and its nearest neighbour, so labels fit
 SATELLITE_OFFSET = 46.0   # px from a parent to its first satellite
 SATELLITE_SPACING = 15.0  # px; radius grows with sqrt(k) so a disc of satellites stays evenly filled
 
