@@ -5,8 +5,10 @@ import hashlib
 import re
 import sqlite3
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from . import contradictions
 from .db import Tx
@@ -32,19 +34,51 @@ def _content(ids: list[str]) -> str:
     return "sha256:" + hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()
 
 
+# The candidate finders read rows by key, so they take SQLite rows (from the store) and dicts
+# (from a snapshot, which already holds everything and need not be read twice) alike.
+Record = Mapping[str, Any]
+
+
 def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> list[Candidate]:
-    current = _current_facts(conn)
-    candidates = [*_hotspots(current), *_open_contradictions(conn), *_duplicates(conn), *_unsupported(current)]
-    if include_dismissed:
-        return candidates
-    dismissed = {(r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
+    entities = conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall()
+    open_contradictions = conn.execute(
+        "SELECT id, fact_a, fact_b, reason, confidence, recorded_at FROM contradictions WHERE resolved_at IS NULL"
+    ).fetchall()
+    dismissed = set() if include_dismissed else {
+        (r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
+    return _worklist(_current_facts(conn), entities, open_contradictions, dismissed)
+
+
+def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
+    """The same worklist, from a snapshot's entities, facts, contradictions and dismissals."""
+    names = {e["id"]: e["name"] for e in snapshot["entities"]}
+    current = [
+        {"id": f["id"], "subject_id": f["subject"], "relation": f["relation"], "subject": names[f["subject"]],
+         "object": names[f["object"]], "recorded_at": f["recorded_at"], "has_evidence": bool(f["evidence"])}
+        for f in snapshot["facts"] if f["status"] == "current"
+    ]
+    entities = [e for e in snapshot["entities"] if not e["merged_into"]]
+    open_contradictions = [
+        {"id": c["id"], "fact_a": c["facts"][0], "fact_b": c["facts"][1], "reason": c["reason"],
+         "confidence": c["confidence"], "recorded_at": c["recorded_at"]}
+        for c in snapshot["contradictions"] if c["resolved_at"] is None
+    ]
+    dismissed = {(d["key"], d["content"]) for d in snapshot["dismissals"]}
+    return _worklist(current, entities, open_contradictions, dismissed)
+
+
+def _worklist(
+    current: list[Record], entities: list[Record], open_contradictions: list[Record], dismissed: set[tuple[str, str]]
+) -> list[Candidate]:
+    candidates = [*_hotspots(current), *_open_contradictions(open_contradictions), *_duplicates(entities),
+                  *_unsupported(current)]
     return [c for c in candidates if (c.key, c.content) not in dismissed]
 
 
 def _current_facts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute(
-        """SELECT f.id, f.subject_id, f.relation, f.object_id, f.evidence, s.name AS subject, o.name AS object,
-                  first.recorded_at
+        """SELECT f.id, f.subject_id, f.relation, f.evidence != '[]' AS has_evidence,
+                  s.name AS subject, o.name AS object, first.recorded_at
            FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
            JOIN fact_versions first ON first.fact_id = f.id AND first.version = 1
            JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
@@ -56,10 +90,10 @@ def _current_facts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
 HOTSPOT_SPAN = timedelta(hours=12)
 
 
-def _hotspots(current: list[sqlite3.Row]) -> list[Candidate]:
+def _hotspots(current: list[Record]) -> list[Candidate]:
     """Several current values for one subject and relation, recorded at different times:
     maybe a later one replaced an earlier one."""
-    groups: dict[tuple[str, str], list[sqlite3.Row]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
     for row in current:
         groups[(row["subject_id"], row["relation"])].append(row)
     return [
@@ -77,15 +111,13 @@ def _hotspots(current: list[sqlite3.Row]) -> list[Candidate]:
     ]
 
 
-def _recorded_apart(rows: list[sqlite3.Row]) -> bool:
+def _recorded_apart(rows: list[Record]) -> bool:
     times = sorted(datetime.fromisoformat(r["recorded_at"].replace("Z", "+00:00")) for r in rows)
     return times[-1] - times[0] > HOTSPOT_SPAN
 
 
-def _open_contradictions(conn: sqlite3.Connection) -> list[Candidate]:
-    rows = conn.execute(
-        "SELECT id, fact_a, fact_b, reason, confidence FROM contradictions WHERE resolved_at IS NULL ORDER BY recorded_at, id"
-    ).fetchall()
+def _open_contradictions(rows: list[Record]) -> list[Candidate]:
+    rows = sorted(rows, key=lambda r: (r["recorded_at"], r["id"]))
     return [
         Candidate(
             key=f"contradiction:{short(r['id'])}",
@@ -104,9 +136,9 @@ def _name_key(name: str) -> str:
     return key[:-1] if len(key) > 3 and key.endswith("s") else key
 
 
-def _duplicates(conn: sqlite3.Connection) -> list[Candidate]:
-    groups: dict[str, list[sqlite3.Row]] = defaultdict(list)
-    for row in conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL ORDER BY name, id"):
+def _duplicates(entities: list[Record]) -> list[Candidate]:
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for row in sorted(entities, key=lambda e: (e["name"], e["id"])):
         key = _name_key(row["name"])
         if key:
             groups[key].append(row)
@@ -123,7 +155,7 @@ def _duplicates(conn: sqlite3.Connection) -> list[Candidate]:
     ]
 
 
-def _unsupported(current: list[sqlite3.Row]) -> list[Candidate]:
+def _unsupported(current: list[Record]) -> list[Candidate]:
     """Current facts with no evidence: nobody can check where they came from."""
     return [
         Candidate(
@@ -134,7 +166,7 @@ def _unsupported(current: list[sqlite3.Row]) -> list[Candidate]:
             content=_content([r["id"]]),
         )
         for r in sorted(current, key=lambda r: r["id"])
-        if r["evidence"] == "[]"
+        if not r["has_evidence"]
     ]
 
 

@@ -5,6 +5,8 @@ layout of the format is documented in docs/snapshot-format.md.
 """
 from __future__ import annotations
 
+import gc
+import heapq
 import json
 import os
 import sqlite3
@@ -56,11 +58,17 @@ def _generated_at(conn: sqlite3.Connection) -> str:
 
 
 def build(conn: sqlite3.Connection, dataset: str) -> dict:
+    # The snapshot is millions of small objects and no cycles: the cyclic collector would only
+    # rescan them again and again while they are made.
+    collecting = gc.isenabled()
+    gc.disable()
     conn.execute("BEGIN")  # one read transaction: every part sees the same store
     try:
         return _build(conn, dataset)
     finally:
         conn.execute("COMMIT")
+        if collecting:
+            gc.enable()
 
 
 def _build(conn: sqlite3.Connection, dataset: str) -> dict:
@@ -70,7 +78,7 @@ def _build(conn: sqlite3.Connection, dataset: str) -> dict:
     ]
     names = {e["id"]: e["name"] for e in entities}
     contradictions = _contradictions(conn)
-    return {
+    snapshot = {
         "format": FORMAT,
         "dataset": dataset,
         "generated_at": _generated_at(conn),
@@ -90,10 +98,11 @@ def _build(conn: sqlite3.Connection, dataset: str) -> dict:
             {k: row[k] for k in ("key", "kind", "content", "reason", "actor", "at")}
             for row in conn.execute("SELECT * FROM dismissals ORDER BY at, n")
         ],
-        "maintenance": [c.as_dict() for c in maintenance.worklist(conn)],
         "ledger": ledger.rows(conn),
         "stats": stats(conn),
     }
+    snapshot["maintenance"] = [c.as_dict() for c in maintenance.worklist_of_snapshot(snapshot)]
+    return snapshot
 
 
 def _contradictions(conn: sqlite3.Connection) -> list[dict]:
@@ -121,9 +130,15 @@ SELECT json_group_array(json(fact)) FROM (
         'id', f.id, 'subject', f.subject_id, 'relation', f.relation, 'object', f.object_id,
         'description', f.description, 'evidence', json(f.evidence), 'actor', f.actor,
         'functional', json(CASE WHEN r.functional THEN 'true' ELSE 'false' END),
+        'status', v.status, 'superseded_by', v.superseded_by, 'reason', v.reason,
+        'contested', json('false'), 'contradictions', json('[]'),
+        'valid_from', v.valid_from, 'valid_to', v.valid_to, 'recorded_at', first.recorded_at,
+        'retired_at', CASE WHEN v.status = 'current' THEN NULL ELSE v.recorded_at END,
         'reassertions', f.reassertions,
         'history', json({_VERSIONS_JSON.format(id="f.id")})) AS fact
     FROM facts f
+    JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+    JOIN fact_versions first ON first.fact_id = f.id AND first.version = 1
     JOIN entities s ON s.id = f.subject_id
     JOIN entities o ON o.id = f.object_id
     LEFT JOIN relations r ON r.name = f.relation
@@ -151,14 +166,8 @@ def _facts(conn: sqlite3.Connection, names: dict[str, str], contradictions: list
                 contested.add(fid)
     live = json.loads(conn.execute(_LIVE_FACTS).fetchone()[0])
     for fact in live:
-        history = fact["history"]
-        state = history[-1]
-        fact.update(
-            status=state["status"], superseded_by=state["superseded_by"], reason=state["reason"],
-            contested=fact["id"] in contested, contradictions=named_in.get(fact["id"], []),
-            valid_from=state["valid_from"], valid_to=state["valid_to"], recorded_at=history[0]["from"],
-            retired_at=None if state["status"] == "current" else state["from"],
-        )
+        if fact["id"] in named_in:  # few facts were ever contested: patch those, not all
+            fact.update(contested=fact["id"] in contested, contradictions=named_in[fact["id"]])
     forgotten = json.loads(conn.execute(_FORGOTTEN_FACTS).fetchone()[0])
     for fact in forgotten:
         history = [dict(v, valid_from=None, valid_to=None, reason=None) for v in fact["history"]]
@@ -170,7 +179,7 @@ def _facts(conn: sqlite3.Connection, names: dict[str, str], contradictions: list
             recorded_at=history[0]["from"] if history else forgotten_at, retired_at=forgotten_at,
             reassertions=0, history=history,
         )
-    # Tombstones sort with their subject; those whose subject is gone come first (no name).
-    merged = live + forgotten
-    merged.sort(key=lambda f: (names.get(f["subject"], ""), f["relation"] or "", names.get(f["object"], ""), f["id"]))
-    return merged
+    # Both lists come sorted from SQLite (whose binary collation is Python's string order);
+    # tombstones, without relation or object, go first among their subject's facts.
+    return list(heapq.merge(live, forgotten, key=lambda f: (
+        names.get(f["subject"], ""), f["relation"] or "", names.get(f["object"], ""), f["id"])))

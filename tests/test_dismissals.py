@@ -53,3 +53,14 @@ def test_near_duplicate_names_are_a_candidate_and_merge_resolves_them(memory):
     # The old fact stays as history of the merge.
     old = [f for f in memory.facts(include_all=True) if f["subject_name"] == "post-gres"]
     assert [f["status"] for f in old] == ["superseded"]
+
+
+def test_the_snapshot_carries_the_same_worklist_the_store_gives(tmp_path):
+    from memlens.store import demo
+
+    with demo.build(tmp_path / "demo.sqlite") as memory:
+        from_store = [c.as_dict() for c in memory.worklist()]
+        from_snapshot = memory.snapshot()["maintenance"]
+    assert len(from_store) >= 4
+    assert {c["kind"] for c in from_store} == {"hotspot", "contradiction", "unsupported"}
+    assert from_snapshot == from_store

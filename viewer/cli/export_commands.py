@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from memlens.store import datasets
+from memlens.store.errors import MemlensError
 
 from .options import dataset_options, emit, note, open_memory
 
@@ -38,6 +39,13 @@ def write_json(snapshot: dict, path: Path) -> None:
 
 
 def write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool = False) -> None:
+    try:
+        _write_format(snapshot, fmt, path, show_superseded=show_superseded)
+    except ValueError as exc:  # the viewer's word for a snapshot it cannot read
+        raise MemlensError(f"cannot write {fmt}: {exc}") from None
+
+
+def _write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool) -> None:
     if fmt == "json":
         write_json(snapshot, path)
     elif fmt == "html":
