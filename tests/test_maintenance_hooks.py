@@ -46,21 +46,21 @@ def test_a_failing_hook_is_reported_and_sets_the_exit_status_but_undoes_nothing(
     assert "hook broken: FAILED: RuntimeError: regeneration failed" in result.output
     assert "unsupported:" in result.output  # the worklist was still shown
     assert ran == [True]  # later hooks still ran
-    assert json.loads(cli("stats", "--json").output)["facts"] == 1
+    assert json.loads(cli("stats", "--json").stdout)["facts"] == 1
 
 
 def test_as_of_record_shows_what_the_store_believed_then(cli):
 
     cli("remember", "eta.py:Module --uses--> pytz:Library")
     cli("remember", "eta.py --uses--> zoneinfo:Library")
-    facts = {f["object_name"]: f for f in json.loads(cli("facts", "--json").output)}
+    facts = {f["object_name"]: f for f in json.loads(cli("facts", "--json").stdout)}
     cli("supersede", facts["pytz"]["id"][:8], facts["zoneinfo"]["id"][:8], "--reason", "PR 433")
-    ledger = json.loads(cli("export", "--format", "json", "-o", "-").output)["ledger"]
+    ledger = json.loads(cli("export", "--format", "json", "-o", "-").stdout)["ledger"]
     first_assert = next(r["at"] for r in ledger if r["action"] == "assert")
 
-    before = json.loads(cli("facts", "--as-of-record", first_assert, "--json").output)
+    before = json.loads(cli("facts", "--as-of-record", first_assert, "--json").stdout)
     assert [f["object_name"] for f in before] == ["pytz"]
-    now = json.loads(cli("facts", "--json").output)
+    now = json.loads(cli("facts", "--json").stdout)
     assert [f["object_name"] for f in now] == ["zoneinfo"]
-    everything = json.loads(cli("facts", "--all", "--json").output)
+    everything = json.loads(cli("facts", "--all", "--json").stdout)
     assert {(f["object_name"], f["status"]) for f in everything} == {("pytz", "superseded"), ("zoneinfo", "current")}

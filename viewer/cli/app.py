@@ -49,9 +49,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from . import demo_command, export_commands, read_commands, write_commands
+    from . import bundle_commands, demo_command, export_commands, read_commands, write_commands
 
-    for module in (write_commands, read_commands, export_commands, demo_command):
+    for module in (write_commands, read_commands, export_commands, bundle_commands, demo_command):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -12,9 +12,11 @@ import click
 from memlens.store import datasets
 from memlens.store.errors import MemlensError
 
+from memlens.viewer import regeneration
+
 from .options import dataset_options, emit, note, open_memory
 
-FORMATS = ("json", "html", "graphml", "gexf")
+FORMATS = ("json", "html", "site", "graphml", "gexf")
 
 
 def write_json(snapshot: dict, path: Path) -> None:
@@ -48,10 +50,8 @@ def write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool 
 def _write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool) -> None:
     if fmt == "json":
         write_json(snapshot, path)
-    elif fmt == "html":
-        from memlens.viewer.bundle import write_report
-
-        write_report(snapshot, path, show_superseded=show_superseded)
+    elif fmt in regeneration.FORMATS:
+        regeneration.write_bundle(snapshot, path, fmt, show_superseded=show_superseded)
     else:
         from memlens.viewer.graphformats import write_graph
 
@@ -60,18 +60,20 @@ def _write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool
 
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True)
-@click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="The file to write ('-' for standard output, json only).")
+@click.option("-o", "--out", "out", required=True, type=click.Path(allow_dash=True),
+              help="The file (a folder for site) to write; '-' for standard output (json only).")
 @click.option("--superseded", "show_superseded", is_flag=True, help="html: show superseded facts from the start.")
 @dataset_options
 def export(fmt, out, show_superseded, db, dataset, as_json):
-    """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, GraphML or GEXF.
+    """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
+    site (a folder), GraphML or GEXF.
 
     \b
     Examples:
       memlens export --format json -o snapshot.json
       memlens export --format json -o - | jq .stats
       memlens export --format html -o report.html
+      memlens export --format site -o memory-site/
       memlens export --format graphml -o memory.graphml   # for Gephi, Cytoscape
     """
     with open_memory(db, dataset, must_exist=True) as memory:
@@ -91,8 +93,9 @@ def export(fmt, out, show_superseded, db, dataset, as_json):
               help="Where to write the report (default: $MEMLENS_HOME/reports/<dataset>.html).")
 @click.option("--no-open", is_flag=True, help="Write the report without opening a browser.")
 @click.option("--superseded", "show_superseded", is_flag=True, help="Show superseded facts from the start.")
+@click.option("--if-changed", is_flag=True, help="Write nothing if the report already shows the current store.")
 @dataset_options
-def view(out, no_open, show_superseded, db, dataset, as_json):
+def view(out, no_open, show_superseded, if_changed, db, dataset, as_json):
     """Write the dataset's report (one self-contained HTML file) and open it.
 
     The file works offline, from file://, and can be mailed to a teammate.
@@ -101,13 +104,19 @@ def view(out, no_open, show_superseded, db, dataset, as_json):
     Examples:
       memlens view
       memlens view -d demo --out demo.html --no-open
+      memlens view --if-changed --no-open     # cheap when nothing changed
     """
     with open_memory(db, dataset, must_exist=True) as memory:
-        snapshot = memory.snapshot()
-        name = memory.name
-    path = Path(out) if out else datasets.home() / "reports" / f"{name}.html"
-    write_format(snapshot, "html", path, show_superseded=show_superseded)
-    emit(as_json, {"path": str(path), "hash": snapshot["hash"]}, str(path))
+        path = Path(out) if out else datasets.home() / "reports" / f"{memory.name}.html"
+        bundle = regeneration.Bundle(str(path), "html")
+        if if_changed:
+            done = regeneration.regenerate(memory, bundle)
+        else:
+            snapshot = memory.snapshot()
+            write_format(snapshot, "html", path, show_superseded=show_superseded)
+            done = regeneration.Regeneration(bundle, True, snapshot["hash"])
+    emit(as_json, {"path": str(path), "hash": done.hash, "written": done.written},
+         str(path) if done.written else f"unchanged: {path}")
     if not no_open and not webbrowser.open(path.resolve().as_uri()):
         note("no browser could be opened; open the file above")
 

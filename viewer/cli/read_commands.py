@@ -131,9 +131,10 @@ def datasets_command(db, dataset, as_json):
 
 
 @click.command()
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing unless something fails (for hooks).")
 @dataset_options
 @actor_option
-def maintain(db, dataset, as_json, actor):
+def maintain(quiet, db, dataset, as_json, actor):
     """Show the maintenance worklist, then run the after-maintenance hooks.
 
     The worklist holds hotspots (several current values for one subject and relation), open
@@ -142,8 +143,9 @@ def maintain(db, dataset, as_json, actor):
     maintenance.
 
     \b
-    Example:
+    Examples:
       memlens maintain
+      memlens maintain --quiet     # as run by a host's session-end hook
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         candidates, results = memory.maintain()
@@ -154,7 +156,12 @@ def maintain(db, dataset, as_json, actor):
         for result in results:
             note(f"hook {result.name}: {'ok' if result.ok else 'FAILED'}: {result.message}")
 
-    emit(as_json, data, text)
+    if quiet:
+        for result in results:
+            if not result.ok:
+                note(f"hook {result.name}: FAILED: {result.message}")
+    else:
+        emit(as_json, data, text)
     failed = [r.name for r in results if not r.ok]
     if failed:
         raise click.ClickException(f"after-maintenance hook(s) failed: {', '.join(failed)}")

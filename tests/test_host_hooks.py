@@ -1,0 +1,66 @@
+"""`memlens hooks install|uninstall --host claude-code` against real settings files."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+THEIRS = {
+    "permissions": {"allow": ["Bash(git status)"]},
+    "hooks": {
+        "SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": "echo bye >> ~/.log"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}],
+    },
+}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(THEIRS, indent=2))
+    return settings
+
+
+def test_install_adds_one_hook_keeps_the_others_and_uninstall_removes_exactly_it(cli, project):
+    result = cli("hooks", "install", "--host", "claude-code", "--project")
+    assert result.exit_code == 0 and "installed in" in result.output
+    settings = json.loads(project.read_text())
+    session_end = settings["hooks"]["SessionEnd"]
+    assert session_end[0] == THEIRS["hooks"]["SessionEnd"][0]
+    assert [h["command"] for g in session_end for h in g["hooks"]] == ["echo bye >> ~/.log", "memlens maintain --quiet"]
+    assert settings["permissions"] == THEIRS["permissions"]
+    assert settings["hooks"]["PreToolUse"] == THEIRS["hooks"]["PreToolUse"]
+
+    again = cli("hooks", "install", "--host", "claude-code")
+    assert "already installed" in again.output
+    assert json.loads(project.read_text()) == settings  # idempotent
+
+    assert "removed from" in cli("hooks", "uninstall", "--host", "claude-code").output
+    assert json.loads(project.read_text()) == THEIRS
+    assert "not installed" in cli("hooks", "uninstall", "--host", "claude-code").output
+
+
+def test_install_creates_the_settings_file_and_uninstall_leaves_it_empty(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli("hooks", "install", "--host", "claude-code").exit_code == 0
+    settings = tmp_path / ".claude" / "settings.json"
+    assert json.loads(settings.read_text())["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "memlens maintain --quiet"
+    cli("hooks", "uninstall", "--host", "claude-code")
+    assert json.loads(settings.read_text()) == {}
+
+
+def test_user_scope_writes_the_home_settings(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cli("hooks", "install", "--host", "claude-code", "--user").exit_code == 0
+    assert (tmp_path / "home" / ".claude" / "settings.json").exists()
+
+
+def test_a_broken_settings_file_is_a_clear_error_and_is_left_alone(cli, project):
+    project.write_text("{ not json")
+    result = cli("hooks", "install", "--host", "claude-code")
+    assert result.exit_code == 1 and "not valid JSON" in result.output
+    assert project.read_text() == "{ not json"
+    project.write_text(json.dumps(THEIRS))
+    assert cli("hooks", "install", "--host", "claude-code").exit_code == 0

@@ -1,0 +1,64 @@
+"""Bundles regenerated after maintenance, skipped when they already show the current store."""
+from __future__ import annotations
+
+import json
+
+from memlens.viewer import regeneration
+
+
+def test_maintain_regenerates_configured_bundles_and_then_says_unchanged(cli, tmp_path):
+    store, report = tmp_path / "m.sqlite", tmp_path / "out" / "memory.html"
+    cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
+    assert cli("bundles", "add", str(report), "--db", str(store)).exit_code == 0
+    assert [b["path"] for b in json.loads(cli("bundles", "list", "--db", str(store), "--json").stdout)] == [
+        str(report.resolve())]
+
+    first = json.loads(cli("maintain", "--db", str(store), "--json").stdout)
+    [hook] = [h for h in first["hooks"] if h["name"] == "regenerate-bundles"]
+    assert hook["ok"] and hook["message"].startswith("wrote:")
+    written = report.read_bytes()
+    assert regeneration.bundle_hash(report, "html") == json.loads(
+        cli("stats", "--db", str(store), "--json").stdout)["hash"]
+
+    second = json.loads(cli("maintain", "--db", str(store), "--json").stdout)
+    [hook] = [h for h in second["hooks"] if h["name"] == "regenerate-bundles"]
+    assert hook["message"].startswith("unchanged:")
+    assert report.read_bytes() == written
+
+    cli("remember", "--db", str(store), "a --knows--> c:Person", "-e", "y")
+    third = json.loads(cli("maintain", "--db", str(store), "--json").stdout)
+    assert [h for h in third["hooks"] if h["name"] == "regenerate-bundles"][0]["message"].startswith("wrote:")
+    assert report.read_bytes() != written
+
+
+def test_a_bundle_that_cannot_be_written_fails_the_hook_but_not_maintenance(cli, tmp_path):
+    store = tmp_path / "m.sqlite"
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where a folder should be")
+    cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
+    cli("bundles", "add", str(blocker / "memory.html"), "--db", str(store))
+    good = tmp_path / "good.html"
+    cli("bundles", "add", str(good), "--db", str(store))
+    result = cli("maintain", "--db", str(store))
+    assert result.exit_code == 1
+    assert "regenerate-bundles: FAILED" in result.output
+    assert good.exists()  # the other bundle was still written
+    assert json.loads(cli("stats", "--db", str(store), "--json").stdout)["facts"] == 1
+    assert cli("bundles", "remove", str(blocker / "memory.html"), "--db", str(store)).exit_code == 0
+    assert cli("maintain", "--db", str(store)).exit_code == 0
+
+
+def test_view_if_changed_writes_once(cli, tmp_path):
+    store, report = tmp_path / "m.sqlite", tmp_path / "r.html"
+    cli("remember", "--db", str(store), "a:Person --knows--> b:Person")
+    first = json.loads(cli("view", "--db", str(store), "--out", str(report), "--no-open", "--if-changed", "--json").stdout)
+    second = json.loads(cli("view", "--db", str(store), "--out", str(report), "--no-open", "--if-changed", "--json").stdout)
+    assert first["written"] is True and second["written"] is False
+    assert "unchanged" in cli("view", "--db", str(store), "--out", str(report), "--no-open", "--if-changed").output
+
+
+def test_removing_an_unknown_bundle_is_a_clear_error(cli, tmp_path):
+    result = cli("bundles", "remove", str(tmp_path / "nothing.html"))
+    assert result.exit_code == 1 and "no bundle" in result.output
+    assert cli("bundles", "add", str(tmp_path / "x.html")).exit_code == 0
+    assert cli("bundles", "remove", str(tmp_path / "x.html")).exit_code == 0

@@ -1,0 +1,182 @@
+"""Bundles kept up to date after maintenance, the hosts that trigger it, and snapshot diffs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from memlens.store import datasets
+from memlens.store.errors import InvalidInput, StoreUnreadable
+from memlens.store.memory import Memory
+from memlens.store.snapshot_diff import diff as snapshot_diff
+from memlens.viewer import regeneration
+
+from . import claude_code
+from .options import dataset_options, emit
+
+
+@click.group()
+def bundles():
+    """Reports and sites that `memlens maintain` regenerates for this dataset.
+
+    \b
+    Examples:
+      memlens bundles add docs/memory.html
+      memlens bundles add public/memory --format site
+      memlens bundles list
+      memlens bundles remove docs/memory.html
+    """
+
+
+@bundles.command("add")
+@click.argument("path", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(regeneration.FORMATS), default="html", show_default=True)
+@dataset_options
+def bundles_add(path, fmt, db, dataset, as_json):
+    """Regenerate the bundle at PATH after every maintenance.
+
+    \b
+    Example:
+      memlens bundles add docs/memory.html
+    """
+    bundle = regeneration.add(datasets.resolve(db, dataset), Path(path), fmt)
+    emit(as_json, bundle.as_dict(), f"after maintenance: {bundle.path} ({bundle.format})")
+
+
+@bundles.command("list")
+@dataset_options
+def bundles_list(db, dataset, as_json):
+    """List the bundles configured for the dataset.
+
+    \b
+    Example:
+      memlens bundles list --json
+    """
+    found = regeneration.configured(datasets.resolve(db, dataset))
+    emit(as_json, [b.as_dict() for b in found],
+         "\n".join(f"{b.format:<5} {b.path}" for b in found) or "no bundles configured")
+
+
+@bundles.command("remove")
+@click.argument("path", type=click.Path())
+@dataset_options
+def bundles_remove(path, db, dataset, as_json):
+    """Stop regenerating the bundle at PATH (the files stay).
+
+    \b
+    Example:
+      memlens bundles remove docs/memory.html
+    """
+    bundle = regeneration.remove(datasets.resolve(db, dataset), Path(path))
+    emit(as_json, bundle.as_dict(), f"no longer regenerated: {bundle.path}")
+
+
+@click.group()
+def hooks():
+    """Make a coding agent's host run `memlens maintain` when a session ends.
+
+    \b
+    Examples:
+      memlens hooks install --host claude-code            # this project's .claude/settings.json
+      memlens hooks install --host claude-code --user     # ~/.claude/settings.json
+      memlens hooks uninstall --host claude-code
+    """
+
+
+def _host_options(command):
+    command = click.option("--user", "scope", flag_value="user", help="The user's settings (every project).")(command)
+    command = click.option("--project", "scope", flag_value="project", default=True,
+                           help="This project's settings (the default).")(command)
+    return click.option("--host", type=click.Choice(["claude-code"]), required=True, help="The agent host.")(command)
+
+
+@hooks.command("install")
+@_host_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+def hooks_install(host, scope, as_json):
+    """Add a SessionEnd hook running `memlens maintain`; keeps every hook already there.
+
+    Running it twice changes nothing.
+
+    \b
+    Example:
+      memlens hooks install --host claude-code --project
+    """
+    path = claude_code.settings_path(scope)
+    added = claude_code.install(path)
+    emit(as_json, {"settings": str(path), "added": added},
+         f"{'installed in' if added else 'already installed in'} {path}")
+
+
+@hooks.command("uninstall")
+@_host_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+def hooks_uninstall(host, scope, as_json):
+    """Remove exactly the hook `install` added.
+
+    \b
+    Example:
+      memlens hooks uninstall --host claude-code --project
+    """
+    path = claude_code.settings_path(scope)
+    removed = claude_code.uninstall(path)
+    emit(as_json, {"settings": str(path), "removed": removed},
+         f"{'removed from' if removed else 'not installed in'} {path}")
+
+
+def load_snapshot(reference: str) -> dict:
+    """A snapshot from a JSON file, a site folder (its snapshot.json) or a memlens store."""
+    path = Path(reference)
+    if path.is_dir():
+        path = path / "snapshot.json"
+    if not path.exists():
+        raise InvalidInput(f"{reference}: no such snapshot, site or store")
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    if head.startswith(b"SQLite format 3"):
+        with Memory(path, readonly=True) as memory:
+            return memory.snapshot()
+    try:
+        snapshot = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise StoreUnreadable(f"{reference} is neither a memlens snapshot (JSON) nor a store") from None
+    if not isinstance(snapshot, dict) or snapshot.get("format") != "memlens-snapshot/1":
+        raise StoreUnreadable(f"{reference} is not a memlens-snapshot/1 file")
+    return snapshot
+
+
+@click.command()
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+def diff(old, new, as_json):
+    """What changed from OLD to NEW: each a snapshot JSON, a site folder or a store.
+
+    Facts added, superseded, restored, retracted, contested, resolved and forgotten (forgotten
+    ones by id only: their text is gone), entities added, merged and removed.
+
+    \b
+    Example:
+      memlens diff last-week.json ~/.memlens/myproject-1a2b3c4d.sqlite
+    """
+    changes = snapshot_diff(load_snapshot(old), load_snapshot(new))
+    emit(as_json, changes, lambda: _echo_changes(changes))
+
+
+def _echo_changes(changes: dict) -> None:
+    click.echo(f"from {changes['from']['generated_at']} to {changes['to']['generated_at']}")
+    if not any(changes["counts"].values()):
+        click.echo("no changes")
+    for kind, items in changes["changes"].items():
+        if not items:
+            continue
+        click.echo(click.style(f"{kind.replace('_', ' ')} ({len(items)})", bold=True))
+        for item in items:
+            if "relation" in item:
+                click.echo(f"  {item['id'][:8]}  {item['subject']} --{item['relation']}--> {item['object']}")
+            else:
+                click.echo(f"  {item['id'][:8]}  {item.get('name', '')}".rstrip())
+
+
+COMMANDS = [bundles, hooks, diff]

@@ -1,0 +1,171 @@
+"""Bundles a dataset keeps up to date, and regenerating them only when the store changed.
+
+The configuration lives in `$MEMLENS_HOME/bundles.json`, keyed by the store's resolved path, so
+it is no part of the memory (writing it changes no content hash). Whether a bundle is current is
+read from the bundle itself: the report's `memlens-snapshot-hash` meta tag, the site's manifest.
+Nothing heavy (jinja2, networkx) is imported until a bundle really has to be written, so a no-op
+regeneration costs little more than starting Python.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlens.store import datasets
+from memlens.store.errors import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from memlens.store.memory import Memory
+
+FORMATS = ("html", "site")
+_HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
+_DIGEST_BLOCK = re.compile(r'<script type="application/json" id="memlens-digest">(.*?)</script>', re.S)
+
+
+@dataclass(frozen=True)
+class Bundle:
+    path: str
+    format: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Regeneration:
+    bundle: Bundle
+    written: bool  # False: the bundle already held the current snapshot
+    hash: str
+
+    def message(self) -> str:
+        return f"{'wrote' if self.written else 'unchanged'}: {self.bundle.path} ({self.bundle.format})"
+
+
+def _config_path() -> Path:
+    return datasets.home() / "bundles.json"
+
+
+def _read_config() -> dict[str, list[dict[str, str]]]:
+    path = _config_path()
+    if not path.exists():
+        return {}
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path} is not valid JSON ({exc.msg}); fix or delete it") from None
+    return config if isinstance(config, dict) else {}
+
+
+def _write_config(config: dict[str, list[dict[str, str]]]) -> None:
+    path = _config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".bundles.", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump(config, out, indent=2, sort_keys=True)
+        out.write("\n")
+    os.replace(temporary, path)
+
+
+def _key(store: Path) -> str:
+    return str(store.resolve())
+
+
+def configured(store: Path) -> list[Bundle]:
+    return [Bundle(**entry) for entry in _read_config().get(_key(store), [])]
+
+
+def add(store: Path, path: Path, fmt: str) -> Bundle:
+    if fmt not in FORMATS:
+        raise InvalidInput(f"unknown bundle format {fmt!r}; use one of {', '.join(FORMATS)}")
+    bundle = Bundle(str(path.resolve()), fmt)
+    config = _read_config()
+    entries = [e for e in config.get(_key(store), []) if e["path"] != bundle.path]
+    config[_key(store)] = sorted([*entries, bundle.as_dict()], key=lambda e: e["path"])
+    _write_config(config)
+    return bundle
+
+
+def remove(store: Path, path: Path) -> Bundle:
+    config = _read_config()
+    entries = config.get(_key(store), [])
+    target = str(path.resolve())
+    kept = [e for e in entries if e["path"] != target]
+    if len(kept) == len(entries):
+        raise NotFound(f"no bundle at {target} is configured for this dataset")
+    if kept:
+        config[_key(store)] = kept
+    else:
+        del config[_key(store)]
+    _write_config(config)
+    return Bundle(target, next(e["format"] for e in entries if e["path"] == target))
+
+
+def bundle_hash(path: Path, fmt: str) -> str | None:
+    """The snapshot hash the bundle at `path` was built from; None if there is none (yet)."""
+    try:
+        if fmt == "site":
+            return json.loads((path / "manifest.json").read_text(encoding="utf-8")).get("hash")
+        with path.open("rb") as page:
+            match = _HASH_META.search(page.read(16_384))
+        return match.group(1).decode() if match else None
+    except (OSError, ValueError):
+        return None
+
+
+def previous_state(path: Path, fmt: str) -> dict[str, Any] | None:
+    """What the existing bundle knew (a digest or a snapshot), for "changes since the last snapshot"."""
+    try:
+        if fmt == "site":
+            return json.loads((path / "snapshot.json").read_text(encoding="utf-8"))
+        match = _DIGEST_BLOCK.search(path.read_text(encoding="utf-8"))
+        return json.loads(match.group(1)) if match else None
+    except (OSError, ValueError):
+        return None
+
+
+def regenerate(memory: "Memory", bundle: Bundle, *, force: bool = False) -> Regeneration:
+    path = Path(bundle.path)
+    current = memory.content_hash()
+    if not force and bundle_hash(path, bundle.format) == current:
+        return Regeneration(bundle, False, current)
+    from memlens.store.snapshot_diff import diff
+
+    snapshot = memory.snapshot()
+    previous = previous_state(path, bundle.format)
+    changes = diff(previous, snapshot) if previous and previous.get("hash") != snapshot["hash"] else None
+    write_bundle(snapshot, path, bundle.format, changes=changes)
+    return Regeneration(bundle, True, snapshot["hash"])
+
+
+def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
+                 show_superseded: bool = False) -> None:
+    extra = {"changes": changes} if changes else {}  # TODO(site): pass always once the writers take it
+    if fmt == "site":
+        from memlens.viewer.site import write_site
+
+        write_site(snapshot, path, **extra)
+    else:
+        from memlens.viewer.bundle import write_report
+
+        write_report(snapshot, path, show_superseded=show_superseded, **extra)
+
+
+def after_maintenance(memory: "Memory") -> str:
+    """The built-in after-maintenance hook: bring every configured bundle up to date."""
+    bundles = configured(memory.path)
+    if not bundles:
+        return "no bundles configured (memlens bundles add PATH)"
+    messages, failures = [], []
+    for bundle in bundles:
+        try:
+            messages.append(regenerate(memory, bundle).message())
+        except Exception as exc:  # one broken bundle must not stop the others
+            failures.append(f"{bundle.path}: {type(exc).__name__}: {exc}")
+    if failures:
+        raise RuntimeError("; ".join(failures + messages))
+    return "; ".join(messages)
