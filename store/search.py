@@ -53,26 +53,17 @@ def match_expression(query: str) -> str | None:
 
 
 def matching_facts(conn: sqlite3.Connection, query: str, limit: int) -> list[tuple[int, float]]:
-    expression = match_expression(query)
-    if expression is None:
-        return []
-    return [
-        (r[0], r[1])
-        for r in conn.execute(
-            "SELECT rowid, bm25(fact_search) FROM fact_search WHERE fact_search MATCH ? ORDER BY bm25(fact_search) LIMIT ?",
-            (expression, limit),
-        )
-    ]
+    return _matching(conn, "fact_search", query, limit)
 
 
 def matching_entities(conn: sqlite3.Connection, query: str, limit: int) -> list[tuple[int, float]]:
+    return _matching(conn, "entity_search", query, limit)
+
+
+def _matching(conn: sqlite3.Connection, table: str, query: str, limit: int) -> list[tuple[int, float]]:
+    """(rowid, bm25) of the best matches; the rowid is the fact's or entity's `n`."""
     expression = match_expression(query)
     if expression is None:
         return []
-    return [
-        (r[0], r[1])
-        for r in conn.execute(
-            "SELECT rowid, bm25(entity_search) FROM entity_search WHERE entity_search MATCH ? ORDER BY bm25(entity_search) LIMIT ?",
-            (expression, limit),
-        )
-    ]
+    sql = f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY bm25({table}) LIMIT ?"
+    return [(row[0], row[1]) for row in conn.execute(sql, (expression, limit))]
