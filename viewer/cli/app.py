@@ -20,6 +20,10 @@ class MemlensGroup(click.Group):
             raise click.ClickException(str(exc)) from None
         except sqlite3.DatabaseError as exc:
             raise click.ClickException(f"the store could not be read or written: {exc}") from None
+        except BrokenPipeError:
+            # The reader went away (`memlens facts | head`): stop quietly, like any Unix tool.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except OSError as exc:
             raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, KeyboardInterrupt):

@@ -64,8 +64,11 @@ def _echo_history(found: dict) -> None:
 def _echo_versions(versions: list[dict]) -> None:
     for version in versions:
         until = version["retired_at"] or "now"
+        status = version["status"]
+        if version["superseded_by"]:
+            status += f" by {version['superseded_by'][:8]}"
         why = f"  ({version['reason']})" if version["reason"] else ""
-        click.echo(click.style(f"    {version['recorded_at']} → {until}: {version['status']}{why}", dim=True))
+        click.echo(click.style(f"    {version['recorded_at']} → {until}: {status}{why}", dim=True))
 
 
 @click.command()
