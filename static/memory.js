@@ -27,6 +27,7 @@ function loadMemory(dataElement) {
            reason: fact.reason, validFrom: fact.validFrom, validTo: fact.validTo }]
       : fact.history.map((version) => zipRow(columns.history, version));
     const relation = raw.relations[fact.relation];
+    fact.actor = fact.actor === -1 ? null : raw.actors[fact.actor];
     fact.relationName = relation ? relation.name : null;
     fact.functional = relation ? relation.functional : false;
     fact.subjectEntity = entities[fact.subject] || null;
@@ -46,7 +47,12 @@ function loadMemory(dataElement) {
     if (fact.subjectEntity) fact.subjectEntity.facts.push(fact);
     if (fact.objectEntity && fact.objectEntity !== fact.subjectEntity) fact.objectEntity.facts.push(fact);
   }
-  const ledger = raw.ledger.map((row) => zipRow(columns.ledger, row));
+  const ledger = raw.ledger.map((row) => {
+    const entry = zipRow(columns.ledger, row);
+    entry.actor = entry.actor === -1 ? null : raw.actors[entry.actor];
+    entry.action = raw.actions[entry.action];
+    return entry;
+  });
   return {
     meta: raw.meta,
     types: raw.types,

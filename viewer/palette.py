@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import colorsys
 import hashlib
+from functools import lru_cache
 
 # Fixed saturation/lightness keep every hue readable on both the light and the dark background.
 SATURATION = 0.58
@@ -16,6 +17,7 @@ def type_hue(type_name: str) -> int:
     return int.from_bytes(digest[:2], "big") % 360
 
 
+@lru_cache(maxsize=1024)
 def type_color(type_name: str) -> str:
     """The type's colour as #rrggbb."""
     red, green, blue = colorsys.hls_to_rgb(type_hue(type_name) / 360, LIGHTNESS, SATURATION)

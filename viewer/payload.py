@@ -2,13 +2,15 @@
 
 Rows are arrays whose field names are listed once in `columns`, references between rows are
 array indexes, and record times are indexes into the sorted `times` list (so the browser compares
-integers when it travels in record time). A fact whose history is one open version equal to the
-fact itself (most facts) carries `history: null`. The page decodes this into objects once, at load.
+integers when it travels in record time). Actors and ledger actions are indexes into `actors`
+and `actions`. A fact whose history is one open version equal to the fact itself (most facts)
+carries `history: null`. The page decodes this into objects once, at load.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from operator import itemgetter
+from typing import Any, Callable
 
 from .evidence import is_web_link
 from .layout import Layout
@@ -19,13 +21,16 @@ MERGED_OFFSET = 36.0
 
 ENTITY_COLUMNS = ("id", "name", "type", "description", "createdAt", "updatedAt", "mergedInto",
                   "mergedAt", "x", "y", "degree")
+SITE_ENTITY_COLUMNS = ENTITY_COLUMNS + ("page",)
 FACT_COLUMNS = ("id", "subject", "relation", "object", "status", "supersededBy", "reason", "contested",
                 "validFrom", "validTo", "recordedAt", "retiredAt", "actor", "description", "evidence",
                 "links", "reassertions", "history", "contradictions")
 HISTORY_COLUMNS = ("from", "to", "status", "supersededBy", "reason", "validFrom", "validTo")
 CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "recordedAt", "resolvedAt",
                          "resolution", "resolutionReason")
-LEDGER_COLUMNS = ("seq", "at", "actor", "action", "kind", "refs")
+# actor and action are indexes into the `actors` and `actions` lists: 40,000 ledger rows repeat a
+# handful of each, and spelling them out every time was a fifth of the page
+LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs")
 
 
 class _Indexes:
@@ -46,34 +51,45 @@ class _Indexes:
         self.relation = {name: i for i, (name, _) in enumerate(self.relations)}
         self.times = sorted(_record_times(snapshot))
         self.time = {t: i for i, t in enumerate(self.times)}
+        self.time[None] = self.time[""] = -1
+        ledger = snapshot.get("ledger", [])
+        self.actors = sorted({str(a) for a in [f.get("actor") for f in snapshot["facts"]]
+                              + [row.get("actor") for row in ledger] if a is not None})
+        self.actor = {name: i for i, name in enumerate(self.actors)}
+        self.actions = sorted({str(row.get("action")) for row in ledger})
+        self.action = {name: i for i, name in enumerate(self.actions)}
+        # a ledger or maintenance reference: entity index, -(fact index + 1), or the id as given
+        self.refs: dict[str, int] = {fid: -(i + 1) for fid, i in self.fact.items()}
+        self.refs.update(self.entity)
 
     def at(self, value: str | None) -> int:
-        return -1 if value is None else self.time[value]
+        return self.time[value]
 
     def ref(self, value: str) -> int | str:
-        """A ledger or maintenance reference: entity index, -(fact index + 1), or the id as given."""
-        if value in self.entity:
-            return self.entity[value]
-        if value in self.fact:
-            return -(self.fact[value] + 1)
-        return value
+        return self.refs.get(value, value)
 
 
 def _record_times(snapshot: dict[str, Any]) -> set[str]:
-    times: set[str] = set()
-    for entity in snapshot["entities"]:
-        times.update(t for t in (entity.get("created_at"), entity.get("updated_at"), entity.get("merged_at")) if t)
-    for fact in snapshot["facts"]:
-        times.update(t for t in (fact.get("recorded_at"), fact.get("retired_at")) if t)
-        for version in fact.get("history") or []:
-            times.update(t for t in (version.get("from"), version.get("to")) if t)
-    for contradiction in snapshot.get("contradictions", []):
-        times.update(t for t in (contradiction.get("recorded_at"), contradiction.get("resolved_at")) if t)
-    times.update(row["at"] for row in snapshot.get("ledger", []) if row.get("at"))
+    entities, facts = snapshot["entities"], snapshot["facts"]
+    contradictions = snapshot.get("contradictions", [])
+    times: set[Any] = set()
+    for key in ("created_at", "updated_at", "merged_at"):
+        times.update([e.get(key) for e in entities])
+    for key in ("recorded_at", "retired_at"):
+        times.update([f.get(key) for f in facts])
+    versions = [v for f in facts for v in f.get("history") or ()]
+    times.update([v.get("from") for v in versions])
+    times.update([v.get("to") for v in versions])
+    for key in ("recorded_at", "resolved_at"):
+        times.update([c.get(key) for c in contradictions])
+    times.update([row.get("at") for row in snapshot.get("ledger", [])])
+    times.discard(None)
+    times.discard("")
     return times
 
 
-def _entity_rows(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[list[Any]]:
+def _entity_rows(snapshot: dict[str, Any], ix: _Indexes, layout: Layout,
+                 pages: dict[str, str] | None) -> list[list[Any]]:
     rows = []
     for entity in snapshot["entities"]:
         target = entity.get("merged_into")
@@ -82,33 +98,67 @@ def _entity_rows(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list
         else:  # merged entities are only drawn in the past; put them beside what absorbed them
             tx, ty = layout.positions.get(target, (0.0, 0.0))
             x, y = round(tx + MERGED_OFFSET, 1), round(ty + MERGED_OFFSET, 1)
-        rows.append([entity["id"], entity["name"], ix.type[entity["type"]], entity.get("description") or "",
-                     ix.at(entity.get("created_at")), ix.at(entity.get("updated_at")),
-                     ix.entity.get(target, -1) if target else -1, ix.at(entity.get("merged_at")),
-                     x, y, layout.degree.get(entity["id"], 0)])
+        row = [entity["id"], entity["name"], ix.type[entity["type"]], entity.get("description") or "",
+               ix.at(entity.get("created_at")), ix.at(entity.get("updated_at")),
+               ix.entity.get(target, -1) if target else -1, ix.at(entity.get("merged_at")),
+               x, y, layout.degree.get(entity["id"], 0)]
+        if pages is not None:
+            row.append(pages.get(entity["id"]))
+        rows.append(row)
     return rows
 
 
+_FACT_FIELDS = ("id", "subject", "relation", "object", "status", "superseded_by", "reason", "contested",
+                "valid_from", "valid_to", "recorded_at", "retired_at", "actor", "description", "evidence",
+                "reassertions", "history", "contradictions")
+_VERSION_FIELDS = ("from", "to", "status", "superseded_by", "reason", "valid_from", "valid_to")
+_fact_fields = itemgetter(*_FACT_FIELDS)
+_version_fields = itemgetter(*_VERSION_FIELDS)
+
+
+def _fields(getter: Callable[[dict[str, Any]], tuple[Any, ...]], names: tuple[str, ...],
+            item: dict[str, Any]) -> tuple[Any, ...]:
+    """All of `names` in one C call; a record that lacks some (an importer's) reads them as None."""
+    try:
+        return getter(item)
+    except KeyError:
+        return tuple(item.get(name) for name in names)
+
+
 def _fact_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
+    # the hottest loop of a build (30,000 facts): one itemgetter call per record instead of a
+    # dict.get() per field, and lookups bound to locals
+    time, entity, fact_index, relation_index = ix.time, ix.entity, ix.fact, ix.relation
+    actor_index, contradiction_index = ix.actor, ix.contradiction
     rows = []
     for fact in snapshot["facts"]:
-        evidence = [str(e) for e in fact.get("evidence") or []]
-        history = [[ix.at(v.get("from")), ix.at(v.get("to")), v.get("status"),
-                    ix.fact.get(v.get("superseded_by") or "", -1), v.get("reason"),
-                    v.get("valid_from"), v.get("valid_to")] for v in fact.get("history") or []]
-        relation = fact.get("relation")
-        recorded_at, superseded_by = ix.at(fact.get("recorded_at")), ix.fact.get(fact.get("superseded_by") or "", -1)
-        unchanged = [recorded_at, -1, fact.get("status"), superseded_by, fact.get("reason"),
-                     fact.get("valid_from"), fact.get("valid_to")]
+        (fid, subject, relation, obj, status, superseded_by, reason, contested, valid_from, valid_to,
+         recorded_at, retired_at, actor, description, evidence, reassertions, versions,
+         contradictions) = _fields(_fact_fields, _FACT_FIELDS, fact)
+        evidence = evidence or []
+        if not all(type(e) is str for e in evidence):
+            evidence = [str(e) for e in evidence]
+        history: list[list[Any]] | None = None
+        if versions:
+            first = _fields(_version_fields, _VERSION_FIELDS, versions[0])
+            # one open version equal to the fact itself (most facts): the page rebuilds it
+            if not (len(versions) == 1 and first[1] is None and first[0] == recorded_at
+                    and first[2:] == (status, superseded_by, reason, valid_from, valid_to)):
+                history = []
+                for version in versions:
+                    v_from, v_to, v_status, v_by, v_reason, v_valid_from, v_valid_to = \
+                        _fields(_version_fields, _VERSION_FIELDS, version)
+                    history.append([time[v_from], time[v_to], v_status, fact_index.get(v_by, -1) if v_by else -1,
+                                    v_reason, v_valid_from, v_valid_to])
         rows.append([
-            fact["id"], ix.entity.get(fact.get("subject") or "", -1),
-            ix.relation[relation] if relation is not None else -1, ix.entity.get(fact.get("object") or "", -1),
-            fact.get("status"), superseded_by, fact.get("reason"),
-            bool(fact.get("contested")), fact.get("valid_from"), fact.get("valid_to"),
-            recorded_at, ix.at(fact.get("retired_at")), fact.get("actor"),
-            fact.get("description"), evidence, [i for i, e in enumerate(evidence) if is_web_link(e)],
-            int(fact.get("reassertions") or 0), None if history == [unchanged] else history,
-            [ix.contradiction[c] for c in fact.get("contradictions") or [] if c in ix.contradiction],
+            fid, entity.get(subject, -1) if subject else -1,
+            relation_index[relation] if relation is not None else -1, entity.get(obj, -1) if obj else -1,
+            status, fact_index.get(superseded_by, -1) if superseded_by else -1, reason, bool(contested),
+            valid_from, valid_to, time[recorded_at], time[retired_at],
+            actor_index[str(actor)] if actor is not None else -1,
+            description, evidence, [i for i, e in enumerate(evidence) if is_web_link(e)],
+            int(reassertions or 0), history,
+            [contradiction_index[c] for c in contradictions if c in contradiction_index] if contradictions else [],
         ])
     return rows
 
@@ -117,6 +167,13 @@ def _contradiction_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any
     return [[c["id"], [ix.fact.get(f, -1) for f in c.get("facts", [])], c.get("reason"), c.get("confidence"),
              c.get("actor"), ix.at(c.get("recorded_at")), ix.at(c.get("resolved_at")), c.get("resolution"),
              c.get("resolution_reason")] for c in snapshot.get("contradictions", [])]
+
+
+def _ledger_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
+    time, refs, actor, action = ix.time, ix.refs, ix.actor, ix.action
+    return [[row["seq"], time[row.get("at")], actor[str(row["actor"])] if row.get("actor") is not None else -1,
+             action[str(row.get("action"))], [refs.get(r, r) for r in row.get("refs") or ()]]
+            for row in snapshot.get("ledger", [])]
 
 
 def _overview(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[int]:
@@ -131,24 +188,31 @@ def _valid_times(snapshot: dict[str, Any]) -> list[str]:
     return sorted(values)
 
 
-def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool) -> dict[str, Any]:
-    """Everything the page's script needs, as plain JSON-able data."""
+def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
+              entity_pages: dict[str, str] | None = None) -> dict[str, Any]:
+    """Everything the page's script needs, as plain JSON-able data.
+
+    `entity_pages` (entity id -> page path relative to the page) adds a `page` column, so a
+    site's graph can link each entity to its own page.
+    """
     ix = _Indexes(snapshot)
     return {
         "meta": {"format": snapshot.get("format"), "dataset": snapshot.get("dataset"),
                  "generatedAt": snapshot.get("generated_at"), "hash": snapshot.get("hash"),
                  "stats": snapshot.get("stats", {})},
-        "columns": {"entities": ENTITY_COLUMNS, "facts": FACT_COLUMNS, "history": HISTORY_COLUMNS,
+        "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
+                    "facts": FACT_COLUMNS, "history": HISTORY_COLUMNS,
                     "contradictions": CONTRADICTION_COLUMNS, "ledger": LEDGER_COLUMNS},
         "types": [{"name": name, "color": type_color(name)} for name in ix.types],
         "relations": [{"name": name, "functional": functional} for name, functional in ix.relations],
+        "actors": ix.actors,
+        "actions": ix.actions,
         "times": ix.times,
         "validTimes": _valid_times(snapshot),
-        "entities": _entity_rows(snapshot, ix, layout),
+        "entities": _entity_rows(snapshot, ix, layout, entity_pages),
         "facts": _fact_rows(snapshot, ix),
         "contradictions": _contradiction_rows(snapshot, ix),
-        "ledger": [[row["seq"], ix.at(row.get("at")), row.get("actor"), row.get("action"), row.get("kind"),
-                    [ix.ref(r) for r in row.get("refs") or []]] for row in snapshot.get("ledger", [])],
+        "ledger": _ledger_rows(snapshot, ix),
         "overview": _overview(snapshot, ix, layout),
         "drawLimit": DRAW_LIMIT,
         "showSuperseded": show_superseded,

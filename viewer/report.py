@@ -20,6 +20,7 @@ from .payload import page_data
 from .script_json import script_json
 from .timefmt import short_record_time
 from .timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
+from .timeline_svg import timeline_svg
 
 SUPPORTED_FORMAT = "memlens-snapshot/1"
 
@@ -93,6 +94,7 @@ def _environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.filters["short_time"] = short_record_time
     env.filters["thousands"] = lambda n: f"{n:,}" if isinstance(n, int) else n
+    env.filters["timeline_svg"] = timeline_svg
     return env
 
 

@@ -9,9 +9,9 @@ the page printable and readable without JavaScript.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from .palette import type_color
 from .timefmt import from_day_number, short_record_time, to_day_number
@@ -27,16 +27,17 @@ MAX_ROWS = 40
 MAX_FUNCTIONAL_TIMELINES = 200
 MAX_ENTITY_TIMELINES = 150
 MARKER_KINDS = ("asserted", "superseded", "retracted", "contested", "reasserted", "forgotten")
+MARKER_ORDER = {kind: i for i, kind in enumerate(MARKER_KINDS)}
 
 
-@dataclass(frozen=True)
-class Tick:
+# Rows, bars and markers are named tuples, not dataclasses: a site draws a timeline for every
+# entity, and a frozen dataclass costs several times a tuple to make.
+class Tick(NamedTuple):
     x: float
     label: str
 
 
-@dataclass(frozen=True)
-class Bar:
+class Bar(NamedTuple):
     x: float
     width: float
     status: str
@@ -45,15 +46,13 @@ class Bar:
     open_end: bool
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     x: float
     kind: str
     title: str
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     y: float
     label: str
     title: str
@@ -78,13 +77,12 @@ class Timeline:
     entity_id: str = ""
 
 
-@dataclass
-class _FactEvents:
-    markers: list[tuple[float, str, str]] = field(default_factory=list)
+Event = tuple[float, str, str]   # (day, marker kind, title)
 
 
 class TimelineBuilder:
-    """Turns a snapshot into timeline models; one instance per snapshot (it keeps lookups)."""
+    """Turns a snapshot into timeline models; one instance per snapshot (it keeps lookups, and
+    each fact's bar span and markers once worked out, since a fact sits on two entities' timelines)."""
 
     def __init__(self, snapshot: dict[str, Any]) -> None:
         self.snapshot = snapshot
@@ -98,7 +96,10 @@ class TimelineBuilder:
         for row in snapshot.get("ledger", []):
             if row.get("action") == "reassert" and row.get("refs"):
                 self.reassertions_of[row["refs"][0]].append(row["at"])
-        self.end_of_time = to_day_number(snapshot.get("generated_at")) or 0.0
+        self._days: dict[str | None, float | None] = {None: None}
+        self._prepared: dict[str, tuple[float | None, float | None, list[Event], str]] = {}
+        self._facts_of: dict[str, list[dict[str, Any]]] | None = None
+        self.end_of_time = self.day(snapshot.get("generated_at")) or 0.0
 
     # -- labels ---------------------------------------------------------------------------
     def name(self, entity_id: str | None) -> str:
@@ -110,13 +111,46 @@ class TimelineBuilder:
             return "forgotten fact (text erased)"
         return f"{self.name(fact.get('subject'))} {fact.get('relation')} {self.name(fact.get('object'))}"
 
+    # -- lookups --------------------------------------------------------------------------
+    def day(self, value: str | None) -> float | None:
+        """`to_day_number`, remembered: the same few thousand times recur across 30,000 facts."""
+        try:
+            return self._days[value]
+        except KeyError:
+            day = self._days[value] = to_day_number(value)
+            return day
+
+    def facts_of(self, entity_id: str) -> list[dict[str, Any]]:
+        """The facts with `entity_id` at either end, in snapshot order."""
+        if self._facts_of is None:
+            index: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for fact in self.snapshot["facts"]:
+                subject, obj = fact.get("subject"), fact.get("object")
+                if subject:
+                    index[subject].append(fact)
+                if obj and obj != subject:
+                    index[obj].append(fact)
+            self._facts_of = index
+        return self._facts_of.get(entity_id, [])
+
     # -- events ---------------------------------------------------------------------------
-    def markers_of(self, fact: dict[str, Any]) -> list[tuple[float, str, str]]:
+    def markers_of(self, fact: dict[str, Any]) -> list[Event]:
         """Record-time events of a fact as (day, kind, title)."""
-        events: list[tuple[float, str, str]] = []
+        return self._prepare(fact)[2]
+
+    def bar_span(self, fact: dict[str, Any]) -> tuple[float | None, float | None]:
+        prepared = self._prepare(fact)
+        return prepared[0], prepared[1]
+
+    def _prepare(self, fact: dict[str, Any]) -> tuple[float | None, float | None, list[Event], str]:
+        try:
+            return self._prepared[fact["id"]]
+        except KeyError:
+            pass
+        events: list[Event] = []
 
         def add(at: str | None, kind: str, title: str) -> None:
-            day = to_day_number(at)
+            day = self.day(at)
             if day is not None:
                 events.append((day, kind, f"{kind} {short_record_time(at)}{title}"))
 
@@ -127,14 +161,16 @@ class TimelineBuilder:
             if status != previous and status in ("superseded", "retracted", "forgotten"):
                 add(version.get("from"), status, "")
             previous = status
-        for contradiction in self.contradictions_of.get(fact["id"], []):
+        for contradiction in self.contradictions_of.get(fact["id"], ()):
             add(contradiction.get("recorded_at"), "contested", f": {contradiction.get('reason') or ''}")
-        for at in self.reassertions_of.get(fact["id"], []):
+        for at in self.reassertions_of.get(fact["id"], ()):
             add(at, "reasserted", "")
-        return sorted(events, key=lambda e: (e[0], MARKER_KINDS.index(e[1])))
-
-    def bar_span(self, fact: dict[str, Any]) -> tuple[float | None, float | None]:
-        return to_day_number(fact.get("valid_from")), to_day_number(fact.get("valid_to"))
+        if len(events) > 1:
+            events.sort(key=lambda e: (e[0], MARKER_ORDER[e[1]]))
+        color = type_color(self.entities.get(fact.get("object") or "", {}).get("type", ""))
+        prepared = (self.day(fact.get("valid_from")), self.day(fact.get("valid_to")), events, color)
+        self._prepared[fact["id"]] = prepared
+        return prepared
 
     # -- assembly -------------------------------------------------------------------------
     def build(self, anchor: str, title: str, subtitle: str, rows: list[tuple[str, dict[str, Any]]],
@@ -142,32 +178,28 @@ class TimelineBuilder:
         """`rows` are (label, fact) pairs, already in display order."""
         hidden = max(0, len(rows) - MAX_ROWS)
         rows = rows[-MAX_ROWS:] if hidden else rows
-        spans = [self.bar_span(fact) for _, fact in rows]
-        events = [self.markers_of(fact) for _, fact in rows]
-        days = [d for span in spans for d in span if d is not None]
-        days += [day for evs in events for day, _, _ in evs]
+        prepared = [self._prepare(fact) for _, fact in rows]
+        days = [d for valid_from, valid_to, _, _ in prepared for d in (valid_from, valid_to) if d is not None]
+        days += [event[0] for _, _, events, _ in prepared for event in events]
         days.append(self.end_of_time)
         start, end = _padded_range(min(days), max(days))
+        scale = (PLOT_RIGHT - PLOT_LEFT) / (end - start)
 
         def x_of(day: float) -> float:
-            return round(PLOT_LEFT + (day - start) / (end - start) * (PLOT_RIGHT - PLOT_LEFT), 1)
+            return round(PLOT_LEFT + (day - start) * scale, 1)
 
         built: list[Row] = []
-        for index, ((label, fact), (valid_from, valid_to), evs) in enumerate(zip(rows, spans, events)):
-            y = TOP + index * ROW_HEIGHT
+        for index, ((label, fact), (valid_from, valid_to, events, color)) in enumerate(zip(rows, prepared)):
+            status = fact.get("status", "")
             bar = None
-            if fact.get("status") != "forgotten":
+            if status != "forgotten":
                 left = x_of(valid_from) if valid_from is not None else float(PLOT_LEFT)
                 right = x_of(valid_to) if valid_to is not None else float(PLOT_RIGHT)
-                object_type = self.entities.get(fact.get("object") or "", {}).get("type", "")
-                bar = Bar(x=left, width=round(max(right - left, 2.0), 1), status=fact.get("status", ""),
-                          color=type_color(object_type), open_start=valid_from is None,
-                          open_end=valid_to is None)
-            markers = [Marker(x=x_of(day), kind=kind, title=text) for day, kind, text in evs]
+                bar = Bar(left, round(max(right - left, 2.0), 1), status, color, valid_from is None, valid_to is None)
+            markers = [Marker(x_of(day), kind, text) for day, kind, text in events]
             validity = f"valid {fact.get('valid_from') or '?'} \u2192 {fact.get('valid_to') or 'open'}"
-            built.append(Row(y=y, label=_clip(label, 30), title=f"{label} ({fact.get('status')}; {validity})",
-                             fact_id=fact["id"], status=fact.get("status", ""),
-                             contested=bool(fact.get("contested")), bar=bar, markers=markers))
+            built.append(Row(TOP + index * ROW_HEIGHT, _clip(label, 30), f"{label} ({status}; {validity})",
+                             fact["id"], status, bool(fact.get("contested")), bar, markers))
         height = TOP + len(built) * ROW_HEIGHT + AXIS_HEIGHT
         return Timeline(anchor=anchor, title=title, subtitle=subtitle, rows=built,
                         ticks=_ticks(start, end, x_of), start_day=round(start, 3), end_day=round(end, 3),
@@ -231,28 +263,29 @@ def functional_timelines(builder: TimelineBuilder) -> tuple[list[Timeline], int]
     return timelines, len(ordered) - len(chosen)
 
 
+def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None:
+    """The timeline of one entity: its facts either way, in value order; None without facts."""
+    facts = builder.facts_of(entity_id)
+    if not facts:
+        return None
+    name = builder.name
+    rows = []
+    for fact in sorted(facts, key=_value_order):
+        if fact.get("status") == "forgotten":
+            label = "forgotten fact"
+        elif fact.get("subject") == entity_id:
+            label = f"{fact['relation']} \u2192 {name(fact.get('object'))}"
+        else:
+            label = f"\u2190 {name(fact.get('subject'))} {fact['relation']}"
+        rows.append((label, fact))
+    count = len(facts)
+    return builder.build(anchor=f"timeline-entity-{entity_id}", title=name(entity_id),
+                         subtitle=f"{count} fact{'s' if count != 1 else ''}", rows=rows, entity_id=entity_id)
+
+
 def entity_timelines(builder: TimelineBuilder, ranking: Iterable[str]) -> tuple[list[Timeline], int]:
     """One timeline per entity (its facts either way), for the best-connected entities first."""
-    facts_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for fact in builder.snapshot["facts"]:
-        for end in {fact.get("subject"), fact.get("object")}:
-            if end:
-                facts_of[end].append(fact)
-    with_facts = [eid for eid in ranking if facts_of.get(eid)]
+    with_facts = [eid for eid in ranking if builder.facts_of(eid)]
     chosen = sorted(with_facts[:MAX_ENTITY_TIMELINES], key=lambda eid: (builder.name(eid), eid))
-    timelines = []
-    for eid in chosen:
-        rows = []
-        for fact in sorted(facts_of[eid], key=_value_order):
-            if fact.get("status") == "forgotten":
-                label = "forgotten fact"
-            elif fact.get("subject") == eid:
-                label = f"{fact['relation']} \u2192 {builder.name(fact.get('object'))}"
-            else:
-                label = f"\u2190 {builder.name(fact.get('subject'))} {fact['relation']}"
-            rows.append((label, fact))
-        count = len(facts_of[eid])
-        timelines.append(builder.build(anchor=f"timeline-entity-{eid}", title=builder.name(eid),
-                                       subtitle=f"{count} fact{'s' if count != 1 else ''}", rows=rows,
-                                       entity_id=eid))
+    timelines = [t for t in (entity_timeline(builder, eid) for eid in chosen) if t is not None]
     return timelines, len(with_facts) - len(chosen)
