@@ -1,0 +1,380 @@
+"""memoose (0.4-0.6): one SQLite file per project, `~/.memoose/<project>-<hash>.sqlite`.
+
+Read: `entities`, `relations` (superseded, superseded_by, supersession_reason, valid_from/to),
+`contradictions` (resolved_by NULL = open), `provenance` (every write: assert, reassert,
+supersede, mark_contradiction, dismiss, merge_entities, forget, ...), `entity_types` and
+`functional_relations`. Chunks, sessions, lessons and embeddings are not memory facts.
+
+memoose keeps no versions: a relation's states over record time are rebuilt from its provenance
+rows, then squared with the row itself, which has the last word. memoose deletes what it forgets
+and what a merge removes, but its provenance still quotes the fact; such a relation becomes a
+tombstone here (id and dates), and no payload text is ever copied anywhere.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..ids import short
+from .assembly import (ContradictionRecord, DismissalRecord, EntityRecord, FactRecord, LedgerEvent, SourceGraph,
+                       State, content_of)
+from .source import EPOCH_RECORD_TIME, SourceFile, as_uuid, number_or, record_time_of, text_of, uuids_in, valid_time_of
+
+TOOL = "memoose"
+REQUIRED = {
+    "entities": ("id", "name", "type", "created_at"),
+    "relations": ("id", "source_id", "target_id", "name", "created_at"),
+}
+DEFAULT_TYPE = "Concept"
+_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+
+
+def default_locations() -> list[tuple[Path, str]]:
+    """Where memoose keeps the store of the working directory (its own naming rule)."""
+    override = os.environ.get("MEMOOSE_DATA_DIR")
+    data_dir = Path(override).expanduser() if override else Path.home() / ".memoose"
+    project = Path(os.environ.get("MEMOOSE_PROJECT_DIR") or os.getcwd())
+    why = "$MEMOOSE_DATA_DIR" if override else "memoose's data directory"
+    return [(data_dir / f"{project_dataset_name(project)}.sqlite", why)]
+
+
+def project_dataset_name(directory: Path) -> str:
+    """The directory's name case-folded, runs outside [a-z0-9._-] as '-', plus 8 hex of its path's sha1."""
+    path = directory.resolve()
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
+    base = _UNSAFE.sub("-", path.name.casefold()).strip("-") or "project"
+    # memoose normalizes the name once more when it turns it into a file name.
+    return _UNSAFE.sub("-", f"{base}-{digest}".casefold()).strip("-.")
+
+
+@dataclass(frozen=True)
+class _Event:
+    """One provenance row, its payload parsed (and read only for ids, numbers and keys)."""
+
+    seq: int
+    at: str
+    actor: str
+    action: str
+    kind: str
+    ref_id: str
+    payload: dict[str, Any]
+
+
+def read(source: SourceFile) -> SourceGraph:
+    events = _provenance(source)
+    graph = SourceGraph(TOOL, source.path.name)
+    graph.entities = _entities(source) + _merged_away(source, events)
+    functional = _names(source, "functional_relations")
+    graph.types = _names(source, "entity_types")
+    graph.facts = _facts(source, events)
+    graph.contradictions = _contradictions(source, events, graph.facts)
+    _quiet_contradicts_edges(graph)
+    graph.dismissals = _dismissals(events, graph.facts)
+    graph.ledger = [_ledger_event(e) for e in events]
+    graph.relations = {name: True for name in functional}
+    return graph
+
+
+# -- rows ----------------------------------------------------------------------------------------
+
+def _provenance(source: SourceFile) -> list[_Event]:
+    if not source.has("provenance", "id", "at", "actor", "action", "kind", "ref_id"):
+        return []
+    payload = source.column_or_null("provenance", "payload")
+    events = []
+    for row in source.rows(f"SELECT id, at, actor, action, kind, ref_id, {payload} FROM provenance ORDER BY id"):
+        events.append(_Event(int(row["id"]), record_time_of(row["at"]) or EPOCH_RECORD_TIME, text_of(row["actor"]),
+                             text_of(row["action"]), text_of(row["kind"]), text_of(row["ref_id"]),
+                             _parsed(row["payload"])))
+    return events
+
+
+def _parsed(payload: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(payload) if payload else {}
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _names(source: SourceFile, table: str) -> set[str]:
+    if not source.has(table, "name"):
+        return set()
+    return {text_of(row[0]) for row in source.rows(f"SELECT name FROM {table}") if row[0]}
+
+
+def _entities(source: SourceFile) -> list[EntityRecord]:
+    cols = ", ".join(source.column_or_null("entities", c) for c in ("description", "updated_at"))
+    records = []
+    for row in source.rows(f"SELECT id, name, type, created_at, {cols} FROM entities"):
+        created = record_time_of(row["created_at"]) or EPOCH_RECORD_TIME
+        records.append(EntityRecord(
+            id=text_of(row["id"]), name=text_of(row["name"]), type=text_of(row["type"]) or DEFAULT_TYPE,
+            created_at=created, updated_at=max(record_time_of(row["updated_at"]) or created, created),
+            description=text_of(row["description"]),
+        ))
+    return records
+
+
+def _merged_away(source: SourceFile, events: list[_Event]) -> list[EntityRecord]:
+    """Entities a merge deleted, brought back as memlens shows them: named, merged into the kept one."""
+    live = {text_of(row[0]) for row in source.rows("SELECT id FROM entities")}
+    forgotten = {e.ref_id: e.at for e in events if e.kind == "entity" and e.action == "forget"}
+    merged: dict[str, EntityRecord] = {}
+    for e in events:
+        if e.action != "merge_entities" or not isinstance(e.payload.get("dropped"), str):
+            continue
+        dropped = e.payload["dropped"]
+        if dropped in live or forgotten.get(dropped, "") >= e.at:
+            continue  # re-created since, or forgotten after: not a merged alias any more
+        mentions = [m for m in events if m.kind == "entity" and m.ref_id == dropped and m.seq < e.seq]
+        typed = [m.payload["type"] for m in mentions if isinstance(m.payload.get("type"), str)]
+        merged[dropped] = EntityRecord(
+            id=dropped, name=text_of(e.payload.get("dropped_name")) or dropped, type=(typed or [DEFAULT_TYPE])[-1],
+            created_at=mentions[0].at if mentions else e.at, updated_at=e.at, merged_into=e.ref_id, merged_at=e.at,
+        )
+    # An alias stays only if its chain of merges ends at an entity the file still holds.
+    def lands(entity_id: str, seen: frozenset[str] = frozenset()) -> bool:
+        if entity_id in live:
+            return True
+        target = merged.get(entity_id)
+        return target is not None and entity_id not in seen and lands(target.merged_into or "", seen | {entity_id})
+    return [record for record in merged.values() if lands(record.merged_into or "")]
+
+
+# -- facts ---------------------------------------------------------------------------------------
+
+_RELATION_COLUMNS = ("description", "evidence", "updated_at", "superseded", "superseded_by", "supersession_reason",
+                     "valid_from", "valid_to", "condition", "advice", "pitfall")
+
+
+def _facts(source: SourceFile, events: list[_Event]) -> list[FactRecord]:
+    by_relation: dict[str, list[_Event]] = defaultdict(list)
+    for e in events:
+        if e.kind == "relation":
+            by_relation[e.ref_id].append(e)
+    cols = ", ".join(source.column_or_null("relations", c) for c in _RELATION_COLUMNS)
+    records = []
+    for row in source.rows(f"SELECT id, source_id, target_id, name, created_at, {cols} FROM relations"):
+        rid = text_of(row["id"])
+        records.append(_live_fact(row, by_relation.pop(rid, [])))
+    removals = [e for e in events if e.action in ("forget", "merge_entities")]
+    for rid, history in by_relation.items():
+        if any(e.action in ("assert", "reassert", "supersede", "forget") for e in history):
+            records.append(_deleted_fact(rid, history, removals))
+    return records
+
+
+def _live_fact(row: Any, history: list[_Event]) -> FactRecord:
+    created = record_time_of(row["created_at"]) or EPOCH_RECORD_TIME
+    valid = {"valid_from": valid_time_of(row["valid_from"]), "valid_to": valid_time_of(row["valid_to"])}
+    earlier = [e for e in history if e.at < created]
+    if not any(e.action == "forget" for e in earlier):
+        earlier = []  # no earlier life that ended in a forget: those rows belong to this one
+    present = [e for e in history if e.seq not in {x.seq for x in earlier}]
+    states = _earlier_life(earlier) + [State(created, "current", **valid)] + _replayed(present, created, valid)
+    if row["superseded"]:
+        final = State("", "superseded", text_of(row["superseded_by"]) or None, row["supersession_reason"], **valid)
+    else:
+        final = State("", "current", **valid)
+    if not states[-1].same_as(final):
+        # The row has the last word: memoose changed it without a provenance row (or the file is old).
+        since = max(record_time_of(row["updated_at"]) or created, states[-1].since)
+        states.append(State(since, final.status, final.superseded_by, final.reason, **valid))
+    first = [e for e in present if e.action == "assert"][:1] or present[:1]
+    return FactRecord(
+        id=text_of(row["id"]), subject=text_of(row["source_id"]), relation=text_of(row["name"]),
+        object=text_of(row["target_id"]), states=states, description=_description(row),
+        evidence=[text_of(row["evidence"])] if text_of(row["evidence"]).strip() else [],
+        actor=(first[0].actor if first else "") or TOOL,
+        reassertions=sum(1 for e in present if e.action == "reassert"),
+    )
+
+
+def _earlier_life(events: list[_Event]) -> list[State]:
+    """A forgotten earlier life of the same triple (memoose lets it be said again): dates only."""
+    if not events:
+        return []
+    forgotten_at = next(e.at for e in events if e.action == "forget")
+    life = [e for e in events if e.at < forgotten_at]
+    states = [State(events[0].at, "current")] + _replayed(life, events[0].at, {"valid_from": None, "valid_to": None})
+    return [State(s.since, s.status, s.superseded_by) for s in states] + [State(forgotten_at, "forgotten")]
+
+
+def _replayed(history: list[_Event], created: str, valid: dict[str, str | None]) -> list[State]:
+    """The states a relation's provenance rows say it went through after it was created."""
+    states: list[State] = []
+    status = "current"
+    for e in history:
+        at = max(e.at, created)
+        if e.action == "supersede":
+            by = e.payload.get("superseded_by")
+            reason = e.payload.get("reason")
+            states.append(State(at, "superseded", by if isinstance(by, str) else None,
+                                reason if isinstance(reason, str) else None, **valid))
+            status = "superseded"
+        elif e.action in ("assert", "reassert") and status == "superseded":
+            # memoose clears the supersession when a superseded fact is said again.
+            states.append(State(at, "current", **valid))
+            status = "current"
+    return states
+
+
+def _description(row: Any) -> str:
+    description = text_of(row["description"])
+    if description:
+        return description
+    condition, advice, pitfall = (text_of(row[c]).strip() for c in ("condition", "advice", "pitfall"))
+    parts = []
+    if condition or advice:
+        parts.append(f"When {condition or 'taken'}: {advice or 'proceed'}.")
+    if pitfall:
+        parts.append(f"Avoid: {pitfall}.")
+    return " ".join(parts)
+
+
+def _deleted_fact(rid: str, history: list[_Event], removals: list[_Event]) -> FactRecord:
+    """A relation memoose deleted (forget, an entity forgotten or merged): a tombstone, dates only."""
+    first = history[0].at
+    states = [State(first, "current")] + _replayed(history, first, {"valid_from": None, "valid_to": None})
+    own = [e.at for e in history if e.action == "forget"]
+    # Deleted with its entity, the relation has no row of its own: the removal that followed its
+    # last change is the best-known time.
+    later = [e.at for e in removals if e.at >= history[-1].at and e.kind == "entity"]
+    states.append(State((own or later or [history[-1].at])[0], "forgotten"))
+    return FactRecord(id=rid, subject=None, relation=None, object=None, states=states)
+
+
+# -- contradictions, dismissals, ledger ----------------------------------------------------------
+
+def _contradictions(source: SourceFile, events: list[_Event], facts: list[FactRecord]) -> list[ContradictionRecord]:
+    if not source.has("contradictions", "id", "first_relation_id", "second_relation_id"):
+        return []
+    cols = ", ".join(source.column_or_null("contradictions", c)
+                     for c in ("reason", "confidence", "created_at", "resolved_by"))
+    by_id = {f.id: f for f in facts}
+    marked = {e.ref_id: e.actor for e in events if e.action == "mark_contradiction"}
+    records = []
+    for row in source.rows(f"SELECT id, first_relation_id, second_relation_id, {cols} FROM contradictions"):
+        cid, created = text_of(row["id"]), record_time_of(row["created_at"]) or EPOCH_RECORD_TIME
+        pair = (text_of(row["first_relation_id"]), text_of(row["second_relation_id"]))
+        for fid in pair:
+            if fid not in by_id:  # deleted before provenance was kept: known only by this pair
+                by_id[fid] = FactRecord(fid, None, None, None, [State(created, "forgotten")])
+                facts.append(by_id[fid])
+        record = ContradictionRecord(
+            id=cid, facts=pair, reason=text_of(row["reason"]),
+            confidence=min(1.0, max(0.0, number_or(row["confidence"], 0.5))),
+            actor=marked.get(cid, TOOL), recorded_at=created,
+        )
+        _settle(record, text_of(row["resolved_by"]), [by_id[fid] for fid in pair])
+        records.append(record)
+    return records
+
+
+def _settle(record: ContradictionRecord, resolved_by: str, pair: list[FactRecord]) -> None:
+    """Resolution state: memoose's resolved_by, or memlens's rule that forgetting a fact settles it."""
+    forgotten = [f for f in pair if f.states[-1].status == "forgotten"]
+    if forgotten:
+        record.reason = ""  # a reason may quote the forgotten fact
+    if resolved_by:
+        losers = [f for f in pair if f.states[-1].status == "superseded"] or pair
+        moments = [s.since for f in losers for s in f.states if s.status == "superseded" and s.since >= record.recorded_at]
+        record.resolved_at = min(moments) if moments else record.recorded_at
+        if resolved_by.startswith("superseded_by:"):
+            record.resolution = "superseded"
+            record.resolution_reason = None if forgotten else losers[0].states[-1].reason
+        else:
+            record.resolution, record.resolution_reason = "dismissed", resolved_by
+    elif forgotten:
+        record.resolution = "forgotten"
+        record.resolved_at = max(record.recorded_at, min(f.states[-1].since for f in forgotten))
+
+
+def _quiet_contradicts_edges(graph: SourceGraph) -> None:
+    """memoose copies a contradiction's reason onto a `contradicts` edge; it goes where the reason went."""
+    forgotten = {f.id for f in graph.facts if f.states[-1].status == "forgotten"}
+    quoted_forgotten = {f"contradiction:{c.id}" for c in graph.contradictions if forgotten.intersection(c.facts)}
+    for fact in graph.facts:
+        if fact.relation == "contradicts" and quoted_forgotten.intersection(fact.evidence):
+            fact.description = ""
+
+
+def _dismissals(events: list[_Event], facts: list[FactRecord]) -> list[DismissalRecord]:
+    records = []
+    for e in events:
+        if e.action != "dismiss":
+            continue
+        key, kind, content = _dismissal_key(e.ref_id, e.at, facts)
+        reason = e.payload.get("reason")
+        records.append(DismissalRecord(key, kind, content, reason if isinstance(reason, str) else "", e.actor, e.at))
+    return records
+
+
+def _dismissal_key(key: str, at: str, facts: list[FactRecord]) -> tuple[str, str, str]:
+    """memoose's candidate key as memlens keys it; a hotspot's contents are the values current then."""
+    parts = key.split(":", 2)
+    if len(parts) == 3 and parts[0] == "hotspot":
+        subject, relation = parts[1], parts[2]
+        covered = [f.id for f in facts if f.subject == subject and f.relation == relation and _status_at(f, at) == "current"]
+        return f"hotspot:{short(subject)}:{relation}", "hotspot", content_of(covered)
+    return key, parts[0] or "candidate", content_of(uuids_in(key) or [key])
+
+
+def _status_at(fact: FactRecord, at: str) -> str | None:
+    status = None
+    for state in sorted(fact.states, key=lambda s: s.since):
+        if state.since <= at:
+            status = state.status
+    return status
+
+
+# memoose action -> (memlens action, memlens kind); anything else keeps its own name.
+_ACTIONS = {
+    ("create", "entity"): ("entity", "entity"), ("merge", "entity"): ("entity", "entity"),
+    ("assert", "relation"): ("assert", "fact"), ("reassert", "relation"): ("reassert", "fact"),
+    ("supersede", "relation"): ("supersede", "fact"), ("forget", "relation"): ("forget", "fact"),
+    ("forget", "entity"): ("forget", "entity"), ("merge_entities", "entity"): ("merge", "entity"),
+    ("mark_contradiction", "contradiction"): ("contest", "contradiction"),
+    ("dismiss", "candidate"): ("dismiss", "dismissal"),
+    ("declare_functional", "relation_name"): ("declare_functional", "relation"),
+    ("add_entity_type", "entity_type"): ("add_type", "type"),
+}
+
+
+_KINDS = {"relation": "fact", "candidate": "dismissal", "relation_name": "relation", "entity_type": "type"}
+
+
+def _ledger_event(e: _Event) -> LedgerEvent:
+    """A provenance row as a ledger row: ids, names of relations and types, numbers; never text."""
+    action, kind = _ACTIONS.get((e.action, e.kind), (e.action, _KINDS.get(e.kind, e.kind)))
+    ref = as_uuid(e.ref_id)
+    refs = [e.ref_id] if ref else []
+    payload: dict[str, Any] = {"source_action": e.action} if action != e.action else {}
+    if action == "supersede":
+        by = e.payload.get("superseded_by")
+        refs += [by] if isinstance(by, str) and as_uuid(by) else []
+        payload["automatic"] = "relation_id" in e.payload  # memoose's functional ordering wrote it
+    elif action == "contest":
+        refs += [v for v in (e.payload.get("first"), e.payload.get("second")) if isinstance(v, str) and as_uuid(v)]
+        if isinstance(e.payload.get("confidence"), (int, float)):
+            payload["confidence"] = e.payload["confidence"]
+    elif action == "merge":
+        dropped = e.payload.get("dropped")
+        refs += [dropped] if isinstance(dropped, str) and as_uuid(dropped) else []
+        if isinstance(e.payload.get("relations_repointed"), int):
+            payload["relations_repointed"] = e.payload["relations_repointed"]
+    elif action == "dismiss":
+        refs = [i for i in uuids_in(e.ref_id) if i]
+        payload["key"] = e.ref_id
+    elif action == "declare_functional":
+        payload["relation"] = e.ref_id
+    elif action == "add_type":
+        payload["type"] = e.ref_id
+    return LedgerEvent(e.at, e.actor or TOOL, action, kind, refs, payload)
