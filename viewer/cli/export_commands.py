@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from memlens.store import datasets
+from memlens.store import datasets, importers
 from memlens.store.errors import MemlensError
+from memlens.store.snapshot_load import load_into
 
 from memlens.viewer import regeneration
 
@@ -58,15 +59,39 @@ def _write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool
         write_graph(snapshot, path, fmt)
 
 
+def source_options(command):
+    """--from TOOL [PATH]: read another tool's store instead of a memlens dataset."""
+    command = click.argument("source_path", required=False, type=click.Path(dir_okay=False))(command)
+    command = click.option("--deleted-text", is_flag=True,
+                           help="With --from mnemo: show the text of soft-deleted memories.")(command)
+    return click.option("--from", "source", type=click.Choice(importers.TOOLS),
+                        help="Read a memoose, memware or mnemo store (read-only) instead.")(command)
+
+
+def read_snapshot(source: str | None, source_path: str | None, deleted_text: bool,
+                  db: str | None, dataset: str | None) -> tuple[dict, str]:
+    """The snapshot to show, and a name for it: from --from TOOL [PATH], or from the dataset."""
+    if source is None:
+        if source_path or deleted_text:
+            raise click.UsageError("PATH and --deleted-text go with --from")
+        with open_memory(db, dataset, must_exist=True) as memory:
+            return memory.snapshot(), memory.name
+    if db or dataset:
+        raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
+    snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
+    return snapshot, snapshot["dataset"].replace(":", "-")
+
+
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True)
 @click.option("-o", "--out", "out", required=True, type=click.Path(allow_dash=True),
               help="The file (a folder for site) to write; '-' for standard output (json only).")
 @click.option("--superseded", "show_superseded", is_flag=True, help="html: show superseded facts from the start.")
+@source_options
 @dataset_options
-def export(fmt, out, show_superseded, db, dataset, as_json):
+def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
-    site (a folder), GraphML or GEXF.
+    site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store.
 
     \b
     Examples:
@@ -75,12 +100,12 @@ def export(fmt, out, show_superseded, db, dataset, as_json):
       memlens export --format html -o report.html
       memlens export --format site -o memory-site/
       memlens export --format graphml -o memory.graphml   # for Gephi, Cytoscape
+      memlens export --from memware --format html -o memware.html
     """
-    with open_memory(db, dataset, must_exist=True) as memory:
-        snapshot = memory.snapshot()
-    path = Path(out)
     if out == "-" and fmt != "json":
         raise click.UsageError("only --format json can be written to standard output")
+    snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset)
+    path = Path(out)
     write_format(snapshot, fmt, path, show_superseded=show_superseded)
     if out == "-":
         return
@@ -94,31 +119,67 @@ def export(fmt, out, show_superseded, db, dataset, as_json):
 @click.option("--no-open", is_flag=True, help="Write the report without opening a browser.")
 @click.option("--superseded", "show_superseded", is_flag=True, help="Show superseded facts from the start.")
 @click.option("--if-changed", is_flag=True, help="Write nothing if the report already shows the current store.")
+@source_options
 @dataset_options
-def view(out, no_open, show_superseded, if_changed, db, dataset, as_json):
+def view(out, no_open, show_superseded, if_changed, source, deleted_text, source_path, db, dataset, as_json):
     """Write the dataset's report (one self-contained HTML file) and open it.
 
-    The file works offline, from file://, and can be mailed to a teammate.
+    The file works offline, from file://, and can be mailed to a teammate. With --from, the
+    report of a memoose, memware or mnemo store (found where that tool keeps it, or at PATH),
+    read without changing a byte of it.
 
     \b
     Examples:
       memlens view
       memlens view -d demo --out demo.html --no-open
       memlens view --if-changed --no-open     # cheap when nothing changed
+      memlens view --from memoose             # this project's memoose store
+      memlens view --from mnemo ~/.mnemo-mcp/memories.db
     """
-    with open_memory(db, dataset, must_exist=True) as memory:
-        path = Path(out) if out else datasets.home() / "reports" / f"{memory.name}.html"
-        bundle = regeneration.Bundle(str(path), "html")
-        if if_changed:
-            done = regeneration.regenerate(memory, bundle)
-        else:
-            snapshot = memory.snapshot()
+    if source is None and if_changed:
+        with open_memory(db, dataset, must_exist=True) as memory:
+            path = Path(out) if out else default_report(memory.name)
+            done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
+    else:
+        snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset)
+        path = Path(out) if out else default_report(name)
+        unchanged = if_changed and regeneration.bundle_hash(path, "html") == snapshot["hash"]
+        if not unchanged:
             write_format(snapshot, "html", path, show_superseded=show_superseded)
-            done = regeneration.Regeneration(bundle, True, snapshot["hash"])
+        done = regeneration.Regeneration(regeneration.Bundle(str(path), "html"), not unchanged, snapshot["hash"])
     emit(as_json, {"path": str(path), "hash": done.hash, "written": done.written},
          str(path) if done.written else f"unchanged: {path}")
     if not no_open and not webbrowser.open(path.resolve().as_uri()):
         note("no browser could be opened; open the file above")
 
 
-COMMANDS = [export, view]
+def default_report(name: str) -> Path:
+    return datasets.home() / "reports" / f"{name}.html"
+
+
+@click.command("import")
+@click.option("--from", "source", type=click.Choice(importers.TOOLS), required=True,
+              help="The tool whose store to copy.")
+@click.argument("source_path", required=False, type=click.Path(dir_okay=False))
+@click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
+@dataset_options
+def import_command(source, source_path, deleted_text, db, dataset, as_json):
+    """Copy a memoose, memware or mnemo store into an empty memlens dataset.
+
+    Ids, both time axes, statuses and history are kept; the ledger records the import as
+    `import:<tool>`. The source file is only read.
+
+    \b
+    Examples:
+      memlens import --from memoose -d from-memoose
+      memlens import --from memware ~/.memware/memware.db --db imported.sqlite
+    """
+    snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
+    with open_memory(db, dataset) as memory:
+        counts = load_into(memory, snapshot, source=source)
+        name = memory.name
+    emit(as_json, dict(counts, dataset=name),
+         f"imported {source} into {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if isinstance(v, int)))
+
+
+COMMANDS = [export, view, import_command]
