@@ -307,22 +307,27 @@ def _quiet_contradicts_edges(graph: SourceGraph) -> None:
 
 
 def _dismissals(events: list[_Event], facts: list[FactRecord]) -> list[DismissalRecord]:
+    values: dict[tuple[str | None, str | None], list[FactRecord]] = defaultdict(list)
+    for fact in facts:
+        values[(fact.subject, fact.relation)].append(fact)
     records = []
     for e in events:
         if e.action != "dismiss":
             continue
-        key, kind, content = _dismissal_key(e.ref_id, e.at, facts)
+        key, kind, content = _dismissal_key(e.ref_id, e.at, values)
         reason = e.payload.get("reason")
         records.append(DismissalRecord(key, kind, content, reason if isinstance(reason, str) else "", e.actor, e.at))
     return records
 
 
-def _dismissal_key(key: str, at: str, facts: list[FactRecord]) -> tuple[str, str, str]:
+def _dismissal_key(
+    key: str, at: str, values: dict[tuple[str | None, str | None], list[FactRecord]],
+) -> tuple[str, str, str]:
     """memoose's candidate key as memlens keys it; a hotspot's contents are the values current then."""
     parts = key.split(":", 2)
     if len(parts) == 3 and parts[0] == "hotspot":
         subject, relation = parts[1], parts[2]
-        covered = [f.id for f in facts if f.subject == subject and f.relation == relation and _status_at(f, at) == "current"]
+        covered = [f.id for f in values.get((subject, relation), []) if _status_at(f, at) == "current"]
         return f"hotspot:{short(subject)}:{relation}", "hotspot", content_of(covered)
     return key, parts[0] or "candidate", content_of(uuids_in(key) or [key])
 

@@ -77,14 +77,15 @@ def read(source: SourceFile) -> SourceGraph:
     confirmed = _keyed(source, "confirmation", "confirmed_at", "source")
     by_id = {b["id"]: b for b in beliefs}
     graph = SourceGraph(TOOL, source.path.name, types={SUBJECT_TYPE, VALUE_TYPE})
-    graph.entities = _nodes(beliefs)
+    node_of: dict[str, str] = {}  # text -> entity id; the uuid5 behind it is worth computing once
+    graph.entities = _nodes(beliefs, node_of)
     relation_of_key: dict[str, str] = {}
     for b in beliefs:
         relation_of_key.setdefault(b["key"], text_of(b["relation"]))
     for b in beliefs:
         graph.facts.append(FactRecord(
-            id=fact_id_of(b["id"]), subject=entity_id(node_key(text_of(b["subject"]))),
-            relation=relation_of_key[b["key"]], object=entity_id(node_key(text_of(b["value"]))),
+            id=fact_id_of(b["id"]), subject=node_of[text_of(b["subject"])],
+            relation=relation_of_key[b["key"]], object=node_of[text_of(b["value"])],
             states=_states(b, by_id, review_of, retracted.get(b["id"])),
             evidence=[text_of(b["source"])] if text_of(b["source"]).strip() else [],
             actor=_actor(b), reassertions=1 if b["id"] in confirmed else 0,
@@ -125,12 +126,15 @@ def _keyed(source: SourceFile, table: str, at: str, note: str) -> dict[int, tupl
             for row in source.rows(f"SELECT belief_id, {at}, {note_column} FROM {table}")}
 
 
-def _nodes(beliefs: list[dict[str, Any]]) -> list[EntityRecord]:
+def _nodes(beliefs: list[dict[str, Any]], node_of: dict[str, str]) -> list[EntityRecord]:
+    """One entity per name as memware compares names; `node_of` learns each spelling's entity."""
     nodes: dict[str, EntityRecord] = {}
     subjects: set[str] = set()
     for b in beliefs:
         for text, is_subject in ((text_of(b["subject"]), True), (text_of(b["value"]), False)):
-            eid = entity_id(node_key(text))
+            if text not in node_of:
+                node_of[text] = entity_id(node_key(text))
+            eid = node_of[text]
             node = nodes.setdefault(eid, EntityRecord(eid, text, VALUE_TYPE, b["recorded_at"], b["recorded_at"]))
             node.created_at = min(node.created_at, b["recorded_at"])
             node.updated_at = max(node.updated_at, b["recorded_at"])
@@ -211,9 +215,7 @@ def _ledger(
     confirmed: dict[int, tuple[str | None, str]], review_of: dict[Any, _Review],
 ) -> list[LedgerEvent]:
     events = [LedgerEvent(e.created_at, TOOL, "entity", "entity", [e.id], {"type": e.type}) for e in graph.entities]
-    facts = {f.id: f for f in graph.facts}
-    for b in beliefs:
-        fact = facts[fact_id_of(b["id"])]
+    for b, fact in zip(beliefs, graph.facts):  # one fact per belief, in the same order
         events += _belief_events(fact, b["id"] in retracted, review_of.get(b["id"]))
         if b["id"] in confirmed:
             at = confirmed[b["id"]][0] or b["recorded_at"]
