@@ -189,3 +189,15 @@ def test_the_same_file_gives_the_same_snapshot_and_the_newest_time_as_its_time(s
     assert again == snapshot
     assert snapshot["hash"].startswith("sha256:") and len(snapshot["hash"]) == 71
     assert snapshot["generated_at"] == max(row["at"] for row in snapshot["ledger"])
+
+
+def test_valid_times_are_read_as_iso_where_they_are_and_kept_as_written_where_not(tmp_path: Path):
+    m = MemooseFile(tmp_path / "m.sqlite")
+    for name in ("api", "v1", "v2"):
+        m.entity(name, "Concept")
+    zoned = m.relation("api", "runs", "v1", valid_from="2025-06-01T10:00:00+02:00", valid_to="2025-07-01")
+    vague = m.relation("api", "runs", "v2", valid_from="Q3 2024")
+    m.close()
+    facts = facts_by_id(read_snapshot("memoose", tmp_path / "m.sqlite"))
+    assert (facts[zoned]["valid_from"], facts[zoned]["valid_to"]) == ("2025-06-01T08:00:00Z", "2025-07-01")
+    assert facts[vague]["valid_from"] == "Q3 2024"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,14 @@ def test_an_older_mnemo_legacy_entities_table_is_not_taken_for_memoose(tmp_path:
     assert "looks like a mnemo store" in _one_line_error("memoose", tmp_path / "old.db")
     assert read_snapshot("mnemo", tmp_path / "old.db")["entities"]
     assert os.path.exists(tmp_path / "old.db")
+
+
+@pytest.mark.parametrize("tool", sorted(BUILDERS))
+def test_the_hash_changes_exactly_when_the_store_does(tmp_path: Path, tool: str):
+    path = tmp_path / "store.db"
+    BUILDERS[tool](path)
+    first, second = read_snapshot(tool, path), read_snapshot(tool, path)
+    assert first["hash"] == second["hash"] and first["generated_at"] == second["generated_at"]
+    with closing(sqlite3.connect(path)) as conn, conn:
+        _row(conn, tool, "one-more", 3)
+    assert read_snapshot(tool, path)["hash"] != first["hash"]
