@@ -201,3 +201,19 @@ def test_valid_times_are_read_as_iso_where_they_are_and_kept_as_written_where_no
     facts = facts_by_id(read_snapshot("memoose", tmp_path / "m.sqlite"))
     assert (facts[zoned]["valid_from"], facts[zoned]["valid_to"]) == ("2025-06-01T08:00:00Z", "2025-07-01")
     assert facts[vague]["valid_from"] == "Q3 2024"
+
+
+def test_a_forgotten_fact_said_again_is_current_with_its_forgotten_past_as_dates(tmp_path: Path):
+    m = MemooseFile(tmp_path / "m.sqlite")
+    for name in ("api", "redis"):
+        m.entity(name, "Concept")
+    first = m.relation("api", "caches_in", "redis", "first-life-text", "old evidence")
+    m.forget_relation(first)
+    again = m.relation("api", "caches_in", "redis", "second life", "new evidence")
+    m.close()
+    snapshot = read_snapshot("memoose", tmp_path / "m.sqlite")
+    fact = facts_by_id(snapshot)[again]
+    assert again == first and fact["status"] == "current" and fact["description"] == "second life"
+    assert [v["status"] for v in fact["history"]] == ["current", "forgotten", "current"]
+    assert fact["history"][0]["reason"] is None and fact["recorded_at"] == fact["history"][0]["from"]
+    assert "first-life-text" not in json.dumps(snapshot) and "old evidence" not in json.dumps(snapshot)

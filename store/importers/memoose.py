@@ -177,7 +177,8 @@ def _live_fact(row: Any, history: list[_Event]) -> FactRecord:
     earlier = [e for e in history if e.at < created]
     if not any(e.action == "forget" for e in earlier):
         earlier = []  # no earlier life that ended in a forget: those rows belong to this one
-    present = [e for e in history if e.seq not in {x.seq for x in earlier}]
+    before = {e.seq for e in earlier}
+    present = [e for e in history if e.seq not in before]
     states = _earlier_life(earlier) + [State(created, "current", **valid)] + _replayed(present, created, valid)
     if row["superseded"]:
         final = State("", "superseded", text_of(row["superseded_by"]) or None, row["supersession_reason"], **valid)
@@ -201,10 +202,10 @@ def _earlier_life(events: list[_Event]) -> list[State]:
     """A forgotten earlier life of the same triple (memoose lets it be said again): dates only."""
     if not events:
         return []
-    forgotten_at = next(e.at for e in events if e.action == "forget")
-    life = [e for e in events if e.at < forgotten_at]
-    states = [State(events[0].at, "current")] + _replayed(life, events[0].at, {"valid_from": None, "valid_to": None})
-    return [State(s.since, s.status, s.superseded_by) for s in states] + [State(forgotten_at, "forgotten")]
+    states = [State(events[0].at, "current")] + _replayed(events, events[0].at, {"valid_from": None, "valid_to": None})
+    if states[-1].status != "forgotten":
+        states.append(State(events[-1].at, "forgotten"))
+    return [State(s.since, s.status, s.superseded_by) for s in states]
 
 
 def _replayed(history: list[_Event], created: str, valid: dict[str, str | None]) -> list[State]:
@@ -213,14 +214,18 @@ def _replayed(history: list[_Event], created: str, valid: dict[str, str | None])
     status = "current"
     for e in history:
         at = max(e.at, created)
-        if e.action == "supersede":
+        if e.action == "forget":
+            states.append(State(at, "forgotten"))
+            status = "forgotten"
+        elif e.action == "supersede" and status != "forgotten":
             by = e.payload.get("superseded_by")
             reason = e.payload.get("reason")
             states.append(State(at, "superseded", by if isinstance(by, str) else None,
                                 reason if isinstance(reason, str) else None, **valid))
             status = "superseded"
-        elif e.action in ("assert", "reassert") and status == "superseded":
-            # memoose clears the supersession when a superseded fact is said again.
+        elif e.action in ("assert", "reassert") and status != "current":
+            # memoose clears the supersession when a superseded fact is said again, and a
+            # forgotten one said again is simply new.
             states.append(State(at, "current", **valid))
             status = "current"
     return states
@@ -243,11 +248,11 @@ def _deleted_fact(rid: str, history: list[_Event], removals: list[_Event]) -> Fa
     """A relation memoose deleted (forget, an entity forgotten or merged): a tombstone, dates only."""
     first = history[0].at
     states = [State(first, "current")] + _replayed(history, first, {"valid_from": None, "valid_to": None})
-    own = [e.at for e in history if e.action == "forget"]
-    # Deleted with its entity, the relation has no row of its own: the removal that followed its
-    # last change is the best-known time.
-    later = [e.at for e in removals if e.at >= history[-1].at and e.kind == "entity"]
-    states.append(State((own or later or [history[-1].at])[0], "forgotten"))
+    if states[-1].status != "forgotten":
+        # Deleted with its entity, the relation has no forget row of its own: the removal that
+        # followed its last change is the best-known time.
+        later = [e.at for e in removals if e.at >= history[-1].at and e.kind == "entity"]
+        states.append(State((later or [history[-1].at])[0], "forgotten"))
     return FactRecord(id=rid, subject=None, relation=None, object=None, states=states)
 
 
