@@ -142,9 +142,9 @@ def collapse(states: list[State]) -> list[State]:
 
 def build(graph: SourceGraph) -> dict[str, Any]:
     """The snapshot of `graph`, sorted, counted and hashed like a memlens store's."""
-    entities = sorted(graph.entities, key=lambda e: (e.name, e.id))
+    entities = sorted(_first_of_each(graph.entities), key=lambda e: (e.name, e.id))
     names = {e.id: e.name for e in entities}
-    records = [r for r in graph.facts if _drawable(r, names)]
+    records = [r for r in _first_of_each(graph.facts) if _drawable(r, names)]
     fact_ids = {r.id for r in records}
     contradictions = sorted(
         (c for c in graph.contradictions if all(fid in fact_ids for fid in c.facts)),
@@ -197,6 +197,12 @@ def content_hash(snapshot: dict[str, Any]) -> str:
     content = {k: v for k, v in snapshot.items() if k not in ("hash", "generated_at", "memlens_version")}
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _first_of_each(records: list[Any]) -> list[Any]:
+    """A damaged file may hold one id twice (its key constraint lost): the first row stands."""
+    seen: set[str] = set()
+    return [r for r in records if not (r.id in seen or seen.add(r.id))]
 
 
 def _entity(e: EntityRecord) -> dict[str, Any]:
