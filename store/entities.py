@@ -14,6 +14,11 @@ from .ontology import resolve_type
 def find(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row | None:
     """The live entity a name or id refers to, following merges; None if there is none."""
     row = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id(name_or_id),)).fetchone()
+    if row is None:  # an imported entity keeps its source's id: look for its name
+        row = conn.execute(
+            "SELECT * FROM entities WHERE name = ? COLLATE NOCASE ORDER BY merged_into IS NOT NULL, id LIMIT 1",
+            (" ".join(name_or_id.split()),),
+        ).fetchone()
     # Only a run of hex digits as long as a short id is read as an id: "cafe" stays a name.
     if row is None and re.fullmatch(r"[0-9a-f]{8}[0-9a-f-]{0,28}", name_or_id.lower()):
         matches = conn.execute(

@@ -75,7 +75,11 @@ def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False) ->
                 "assert it again only on purpose (--override)"
             )
         tx.conn.execute("DELETE FROM tombstones WHERE id = ?", (fid,))
-    existing = tx.one(FACT_WITH_STATE + " WHERE f.id = ?", (fid,))
+    existing = tx.one(FACT_WITH_STATE + " WHERE f.id = ?", (fid,)) or tx.one(
+        # An imported fact keeps its source's id, not one derived from its triple.
+        FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
+        (subject_id, item.relation, object_id),
+    )
     if existing is not None:
         return _reassert(tx, existing, item)
     seq = tx.log("assert", "fact", [fid, subject_id, object_id], valid_from=item.valid_from,

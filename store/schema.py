@@ -118,8 +118,14 @@ CREATE VIRTUAL TABLE fact_search USING fts5 (text, tokenize = 'unicode61 remove_
 CREATE VIRTUAL TABLE entity_search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
 """
 
+# Imported stores keep their own ids, which are not derived from names: find entities by name too.
+_V2 = """
+CREATE INDEX entities_name ON entities (name COLLATE NOCASE);
+CREATE INDEX facts_triple ON facts (subject_id, relation, object_id);
+"""
+
 # Each migration takes the schema from version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,29 @@
+"""An imported dataset is a memlens dataset: people write to it by name, as to any other."""
+from __future__ import annotations
+
+from import_fixtures import build_memoose
+
+from memlens.store import importers
+from memlens.store.facts import FactInput
+from memlens.store.snapshot_load import load_into
+
+
+def test_names_and_triples_of_an_imported_store_are_found_when_writing(memory, tmp_path):
+    source = tmp_path / "memoose.sqlite"
+    ids = build_memoose(source)
+    load_into(memory, importers.read_snapshot("memoose", source), source="memoose")
+    facts_before = len(memory.facts(include_all=True))
+
+    # alice exists (with memoose's id): no type needed, and no second alice.
+    [knows] = memory.remember([FactInput("Alice", "knows", "bob", None, "Person")])
+    assert knows.outcome == "asserted"
+    assert len([e for e in memory.snapshot()["entities"] if e["name"] == "alice"]) == 1
+
+    # Saying a superseded imported fact again is a reassertion of that fact, and it stays superseded.
+    [again] = memory.remember([FactInput("alice", "works_at", "acme")])
+    assert again.outcome == "kept superseded"
+    assert again.fact_id == next(
+        f["id"] for f in memory.facts(include_all=True) if (f["subject_name"], f["object_name"]) == ("alice", "acme"))
+    assert len(memory.facts(include_all=True)) == facts_before + 1  # only "knows" is new
+    assert [f["object_name"] for f in memory.facts() if f["relation"] == "works_at"] == ["globex"]
+    assert ids["globex"]
