@@ -44,6 +44,7 @@ function startReport() {
     else if (!entity) graph.clearSelection();
     render();
     if (entity && options && options.focus) showTab("graph");
+    rememberInAddress(entity ? deepLink("entity", entity.id) : "");
   }
 
   function selectFact(fact) {
@@ -57,6 +58,7 @@ function startReport() {
     }
     selectEntity(owner, { focus: true });
     panel.highlightFact(fact);
+    rememberInAddress(deepLink("fact", fact.id));
   }
 
   graph = createGraphView(memory, view, byId("graph"), {
@@ -145,11 +147,28 @@ function startReport() {
 
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => graph.applyTheme());
 
+  // Deep links: #entity=<id or name>, #fact=<id>, #panel-<tab>. Read at load and whenever the
+  // address changes, so links from the site's other pages (and typed addresses) land in place.
+  function followAddress() {
+    const link = parseDeepLink(location.hash);
+    if (!link) return;
+    if (link.kind === "panel") {
+      if (tabs.some((tab) => tab.id === "tab-" + link.value)) showTab(link.value);
+      return;
+    }
+    const found = link.kind === "entity" ? findEntity(memory, link.value) : findFact(memory, link.value);
+    if (link.kind === "entity" && found) selectEntity(found, { focus: true });
+    else if (found) selectFact(found);
+    else byId("graph-status").textContent = "Nothing in this memory matches the link (" + link.kind + " " + clip(link.value, 60) + ").";
+  }
+  window.addEventListener("hashchange", followAddress);
+
   memlens.selectEntityById = (id) => selectEntity(memory.entityById.get(id) || null, { focus: true });
   memlens.view = view;
   memlens.update = update;
   showTab("graph");
   render();
+  followAddress();
 }
 
 startReport();

@@ -116,6 +116,7 @@ function createDetailPanel(memory, view, panel, actions) {
     return el("div", { className: "detail-actions" },
       hidden ? el("button", { type: "button", className: "button", id: "detail-expand" },
                   "Show " + plural(hidden, "hidden neighbour")) : null,
+      entity.page ? el("a", { className: "button-quiet", href: entity.page, id: "detail-page" }, "Open its page") : null,
       timeline ? el("a", { className: "button-quiet", href: "#timeline-entity-" + entity.id, id: "detail-timeline" },
                     "Open timeline") : null);
   }

@@ -39,12 +39,13 @@ def csp_directives(page) -> dict[str, list[str]]:
 def test_page_is_one_file_with_inline_scripts_and_styles_only(project_html):
     page = parse_page(project_html)
     scripts = page.find_all("script")
-    assert len(scripts) == 3
+    assert len(scripts) == 4
     assert all("src" not in s.attrs for s in scripts)
     assert page.find_all("style") and not page.find_all("link")
-    assert scripts[0].attrs["type"] == "application/json"
-    assert scripts[1].text == assets.vis_network_script()
-    assert "startReport" in scripts[2].text
+    assert [s.attrs.get("id") for s in scripts[:2]] == ["memlens-data", "memlens-digest"]
+    assert all(s.attrs["type"] == "application/json" for s in scripts[:2])
+    assert scripts[2].text == assets.vis_network_script()
+    assert "startReport" in scripts[3].text
 
 
 def test_no_element_loads_from_the_web(project_html):
@@ -123,7 +124,7 @@ def test_hostile_text_is_escaped_in_markup_and_shown_as_text(hostile_html):
     snapshot = hostile_snapshot()
     page = parse_page(hostile_html)
     assert [e.tag for e in page.elements if e.tag == "img"] == []
-    assert len(page.find_all("script")) == 3
+    assert len(page.find_all("script")) == 4
     assert snapshot["dataset"] in page.text  # verbatim, so `{{ 7*7 }}` was not evaluated
     assert snapshot["dismissals"][0]["reason"] in page.text
     for payload in HOSTILE_PAYLOADS:

@@ -11,9 +11,11 @@ import pyvis
 
 VIS_DIR = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
 # Load order matters: later files use what earlier ones define inside the shared closure.
-SCRIPT_FILES = ("dom.js", "memory.js", "timetravel.js", "graph_view.js", "detail_panel.js",
+SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "graph_view.js", "detail_panel.js",
                 "search.js", "provenance.js", "timelines.js", "controls.js", "app.js")
 STYLE_FILES = ("report.css",)
+SITE_STYLE_FILES = ("report.css", "site.css")
+SITE_SCRIPT_FILES = ("dom.js", "site.js")
 # A source map comment is a load the browser may attempt; the page must attempt none.
 SOURCE_MAP = re.compile(r"^\s*//# sourceMappingURL=.*$", re.MULTILINE)
 
@@ -41,3 +43,14 @@ def app_script() -> str:
 
 def app_style() -> str:
     return "\n".join(_static_text(name) for name in STYLE_FILES)
+
+
+def site_style() -> str:
+    """The site's stylesheet: the report's, plus what only the site's own pages use."""
+    return "\n".join(_static_text(name) for name in SITE_STYLE_FILES)
+
+
+def site_script() -> str:
+    """The small script of the site's pages (not the graph page): filters and shortcuts."""
+    body = "\n".join(f"// ---- {name}\n{_static_text(name)}" for name in SITE_SCRIPT_FILES)
+    return f'(function () {{\n"use strict";\n{body}\n}})();\n'

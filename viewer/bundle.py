@@ -11,10 +11,14 @@ from .report import render_report
 
 
 def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
-                 show_superseded: bool = False) -> Path:
-    """Render `snapshot` and atomically replace `path` with it; returns the resolved path."""
+                 show_superseded: bool = False, changes: dict[str, Any] | None = None) -> Path:
+    """Render `snapshot` and atomically replace `path` with it; returns the resolved path.
+
+    `changes` (from `memlens.store.snapshot_diff.diff`) adds the "Changes since ..." panel.
+    """
     target = Path(path).resolve()
-    html = render_report(snapshot, show_superseded=show_superseded)  # fails before any file is touched
+    # fails before any file is touched
+    html = render_report(snapshot, show_superseded=show_superseded, changes=changes)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

@@ -120,7 +120,6 @@ def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT) -> Layout:
     # isolated entities would stretch the force layout; they join the outer spiral instead
     core = [node for node in ranking[:core_limit] if graph.degree(node) > 0]
     positions = _core_positions(graph, core)
-    children: dict[str, int] = {}
 
     def spread_from(roots: list[str]) -> None:
         queue = deque(roots)
@@ -130,11 +129,14 @@ def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT) -> Layout:
             # satellites start pointing away from the centre so they fan outwards
             start = math.atan2(py, px) if (px or py) else 0.0
             fresh = [n for n in graph.neighbours[parent] if n not in positions]
-            for neighbour in sorted(fresh, key=rank.__getitem__):
-                k = children.get(parent, 0)
-                children[parent] = k + 1
+            if not fresh:
+                continue
+            if len(fresh) > 1:
+                fresh.sort(key=rank.__getitem__)
+            # every node is a parent once (breadth first), so its k-th satellite is its k-th fresh neighbour
+            for k, neighbour in enumerate(fresh):
                 positions[neighbour] = _place_around((px, py), k, start)
-                queue.append(neighbour)
+            queue.extend(fresh)
 
     spread_from(core)
     # Whatever the core does not reach (other components, isolated entities) goes on an outer spiral.

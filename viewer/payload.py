@@ -36,7 +36,7 @@ LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs")
 class _Indexes:
     """Position lookups for everything a row can point at."""
 
-    def __init__(self, snapshot: dict[str, Any]) -> None:
+    def __init__(self, snapshot: dict[str, Any], *, complete: bool = True) -> None:
         self.entity = {e["id"]: i for i, e in enumerate(snapshot["entities"])}
         self.fact = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
         self.contradiction = {c["id"]: i for i, c in enumerate(snapshot.get("contradictions", []))}
@@ -49,7 +49,7 @@ class _Indexes:
                 functional.setdefault(fact["relation"], bool(fact.get("functional")))
         self.relations = sorted(functional.items())
         self.relation = {name: i for i, (name, _) in enumerate(self.relations)}
-        self.times = sorted(_record_times(snapshot))
+        self.times = sorted(_record_times(snapshot) if complete else _ledger_times(snapshot))
         self.time = {t: i for i, t in enumerate(self.times)}
         self.time[None] = self.time[""] = -1
         ledger = snapshot.get("ledger", [])
@@ -67,6 +67,14 @@ class _Indexes:
 
     def ref(self, value: str) -> int | str:
         return self.refs.get(value, value)
+
+
+def _ledger_times(snapshot: dict[str, Any]) -> set[str]:
+    """In a memlens store every write is one ledger row, so the ledger's times are all the record
+    times there are; a snapshot for which that does not hold (an importer's) fails a lookup."""
+    times = {row.get("at") for row in snapshot.get("ledger", [])}
+    times.discard(None)
+    return times
 
 
 def _record_times(snapshot: dict[str, Any]) -> set[str]:
@@ -169,11 +177,18 @@ def _contradiction_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any
              c.get("resolution_reason")] for c in snapshot.get("contradictions", [])]
 
 
+_LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs")
+_ledger_fields = itemgetter(*_LEDGER_FIELDS)
+
+
 def _ledger_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
-    time, refs, actor, action = ix.time, ix.refs, ix.actor, ix.action
-    return [[row["seq"], time[row.get("at")], actor[str(row["actor"])] if row.get("actor") is not None else -1,
-             action[str(row.get("action"))], [refs.get(r, r) for r in row.get("refs") or ()]]
-            for row in snapshot.get("ledger", [])]
+    time, refs, actors, actions = ix.time, ix.refs, ix.actor, ix.action
+    rows = []
+    for row in snapshot.get("ledger", []):
+        seq, at, actor, action, targets = _fields(_ledger_fields, _LEDGER_FIELDS, row)
+        rows.append([seq, time[at], actors[str(actor)] if actor is not None else -1, actions[str(action)],
+                     [refs.get(r, r) for r in targets] if targets else []])
+    return rows
 
 
 def _overview(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[int]:
@@ -195,7 +210,14 @@ def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool
     `entity_pages` (entity id -> page path relative to the page) adds a `page` column, so a
     site's graph can link each entity to its own page.
     """
-    ix = _Indexes(snapshot)
+    try:
+        return _page_data(snapshot, _Indexes(snapshot, complete=False), layout, show_superseded, entity_pages)
+    except KeyError:  # a record time the ledger does not have: index every time there is
+        return _page_data(snapshot, _Indexes(snapshot), layout, show_superseded, entity_pages)
+
+
+def _page_data(snapshot: dict[str, Any], ix: _Indexes, layout: Layout, show_superseded: bool,
+               entity_pages: dict[str, str] | None) -> dict[str, Any]:
     return {
         "meta": {"format": snapshot.get("format"), "dataset": snapshot.get("dataset"),
                  "generatedAt": snapshot.get("generated_at"), "hash": snapshot.get("hash"),

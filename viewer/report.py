@@ -11,10 +11,14 @@ from typing import Any, Iterator
 import jinja2
 from markupsafe import Markup
 
+from memlens.store.snapshot_diff import digest
+
 from . import assets
+from .changes import ChangesView, changes_view
 from .csp import content_security_policy
 from .graph import link_graph
-from .layout import compute_layout
+from .layout import Layout, compute_layout
+from .links import Links, ReportLinks
 from .palette import type_color
 from .payload import page_data
 from .script_json import script_json
@@ -43,6 +47,7 @@ class RefView:
     kind: str      # "entity" | "fact" | "other"
     id: str
     label: str
+    href: str = ""  # empty for "other": nothing to link to
 
 
 @dataclass(frozen=True)
@@ -63,8 +68,20 @@ class Dismissal:
 
 
 @dataclass(frozen=True)
+class NavLink:
+    label: str
+    href: str
+    current: bool = False
+    count: int | None = None
+
+
+@dataclass(frozen=True)
 class ReportContext:
-    """What templates/report.html can use. Inline assets are Markup: inserted byte for byte."""
+    """What templates/report.html can use. Inline assets are Markup: inserted byte for byte.
+
+    The single file inlines `scripts` and `styles`; a site's graph page instead names
+    `script_files` and `stylesheets` (relative URLs) and carries a `site_nav`.
+    """
 
     dataset: str
     generated_at: str
@@ -80,8 +97,14 @@ class ReportContext:
     show_superseded: bool
     csp: str
     data_json: Markup
+    links: Links
+    changes: ChangesView | None = None
+    digest_json: Markup | None = None
     scripts: list[Markup] = field(default_factory=list)
     styles: list[Markup] = field(default_factory=list)
+    script_files: list[str] = field(default_factory=list)
+    stylesheets: list[str] = field(default_factory=list)
+    site_nav: list[NavLink] = field(default_factory=list)
 
 
 def _template_source(name: str) -> str:
@@ -95,6 +118,8 @@ def _environment() -> jinja2.Environment:
     env.filters["short_time"] = short_record_time
     env.filters["thousands"] = lambda n: f"{n:,}" if isinstance(n, int) else n
     env.filters["timeline_svg"] = timeline_svg
+    env.filters["short_id"] = lambda value: str(value)[:8]
+    env.filters["short_hash"] = lambda value: str(value).removeprefix("sha256:")[:12]
     return env
 
 
@@ -108,12 +133,33 @@ def environment() -> jinja2.Environment:
     return _ENV
 
 
-def _ref_view(ref: str, builder: TimelineBuilder) -> RefView:
+def ref_view(ref: str, builder: TimelineBuilder, links: Links) -> RefView:
+    """A maintenance or ledger reference, labelled and linked; unknown ids stay plain text."""
     if ref in builder.entities:
-        return RefView("entity", ref, builder.entities[ref]["name"])
+        href = links.entity(ref)
+        return RefView("entity", ref, builder.entities[ref]["name"], href or "") if href else RefView("other", ref, ref[:8])
     if ref in builder.facts:
-        return RefView("fact", ref, builder.fact_text(builder.facts[ref]))
+        href = links.fact(ref)
+        label = builder.fact_text(builder.facts[ref])
+        return RefView("fact", ref, label, href) if href else RefView("other", ref, label)
     return RefView("other", ref, ref[:8])
+
+
+def work_items(snapshot: dict[str, Any], builder: TimelineBuilder, links: Links) -> list[WorkItem]:
+    return [WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
+                     [ref_view(r, builder, links) for r in i.get("refs") or []])
+            for i in snapshot.get("maintenance", [])]
+
+
+def dismissal_rows(snapshot: dict[str, Any]) -> list[Dismissal]:
+    return [Dismissal(str(d.get("key")), str(d.get("kind")), str(d.get("reason") or ""),
+                      str(d.get("actor") or ""), str(d.get("at") or ""))
+            for d in snapshot.get("dismissals", [])]
+
+
+def check_format(snapshot: dict[str, Any]) -> None:
+    if snapshot.get("format") != SUPPORTED_FORMAT:
+        raise SnapshotFormatError(f"expected format {SUPPORTED_FORMAT!r}, got {snapshot.get('format')!r}")
 
 
 def _type_entries(snapshot: dict[str, Any]) -> list[TypeEntry]:
@@ -125,16 +171,30 @@ def _type_entries(snapshot: dict[str, Any]) -> list[TypeEntry]:
     return [TypeEntry(name, type_color(name), counts.get(name, 0)) for name in names if counts.get(name)]
 
 
-def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False) -> ReportContext:
-    if snapshot.get("format") != SUPPORTED_FORMAT:
-        raise SnapshotFormatError(f"expected format {SUPPORTED_FORMAT!r}, got {snapshot.get('format')!r}")
-    layout = compute_layout(link_graph(snapshot))
-    builder = TimelineBuilder(snapshot)
+@dataclass(frozen=True)
+class SiteMode:
+    """How the graph page differs when it is a site's index.html."""
+
+    links: Links
+    entity_pages: dict[str, str]          # entity id -> path relative to index.html
+    script_files: list[str]
+    stylesheets: list[str]
+    nav: list[NavLink]
+    csp: str
+
+
+def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
+                  changes: dict[str, Any] | None = None, site: SiteMode | None = None,
+                  builder: TimelineBuilder | None = None, layout: Layout | None = None) -> ReportContext:
+    check_format(snapshot)
+    layout = layout or compute_layout(link_graph(snapshot))
+    builder = builder or TimelineBuilder(snapshot)
     functional, functional_omitted = functional_timelines(builder)
     per_entity, entity_omitted = entity_timelines(builder, layout.ranking)
-    scripts = [assets.vis_network_script(), assets.app_script()]
-    styles = [assets.vis_network_style(), assets.app_style()]
-    return ReportContext(
+    links: Links = site.links if site else ReportLinks(builder.entities, builder.facts)
+    data = page_data(snapshot, layout, show_superseded=show_superseded,
+                     entity_pages=site.entity_pages if site else None)
+    common = dict(
         dataset=str(snapshot.get("dataset") or ""),
         generated_at=str(snapshot.get("generated_at") or ""),
         snapshot_hash=str(snapshot.get("hash") or ""),
@@ -142,22 +202,26 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False) ->
         types=_type_entries(snapshot),
         functional_timelines=functional, functional_omitted=functional_omitted,
         entity_timelines=per_entity, entity_omitted=entity_omitted,
-        worklist=[WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
-                           [_ref_view(r, builder) for r in i.get("refs") or []])
-                  for i in snapshot.get("maintenance", [])],
-        dismissals=[Dismissal(str(d.get("key")), str(d.get("kind")), str(d.get("reason") or ""),
-                              str(d.get("actor") or ""), str(d.get("at") or ""))
-                    for d in snapshot.get("dismissals", [])],
+        worklist=work_items(snapshot, builder, links),
+        dismissals=dismissal_rows(snapshot),
         show_superseded=show_superseded,
-        csp=content_security_policy(scripts, styles),
-        data_json=Markup(script_json(page_data(snapshot, layout, show_superseded=show_superseded))),
-        scripts=[Markup(s) for s in scripts],
-        styles=[Markup(s) for s in styles],
+        data_json=Markup(script_json(data)),
+        links=links,
+        changes=changes_view(changes, snapshot, links, builder) if changes is not None else None,
     )
+    if site is not None:
+        return ReportContext(**common, csp=site.csp, script_files=site.script_files,
+                             stylesheets=site.stylesheets, site_nav=site.nav)
+    scripts = [assets.vis_network_script(), assets.app_script()]
+    styles = [assets.vis_network_style(), assets.app_style()]
+    return ReportContext(**common, csp=content_security_policy(scripts, styles),
+                         # what a later regeneration diffs against, readable without the page
+                         digest_json=Markup(script_json(digest(snapshot), sort_keys=False)),
+                         scripts=[Markup(s) for s in scripts], styles=[Markup(s) for s in styles])
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Rendering allocates hundreds of thousands of short lists and no cycles; without this the
     cyclic collector runs over and over and doubles the time for a large store."""
     was_enabled = gc.isenabled()
@@ -169,8 +233,13 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def render_report(snapshot: dict[str, Any], *, show_superseded: bool = False) -> str:
-    """The full single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict)."""
-    with _collector_paused():
-        context = build_context(snapshot, show_superseded=show_superseded)
+def render_report(snapshot: dict[str, Any], *, show_superseded: bool = False,
+                  changes: dict[str, Any] | None = None) -> str:
+    """The full single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict).
+
+    `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
+    "Changes since ..." panel. None shows nothing of the kind.
+    """
+    with collector_paused():
+        context = build_context(snapshot, show_superseded=show_superseded, changes=changes)
         return environment().get_template("report.html").render(report=context)

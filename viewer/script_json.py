@@ -10,9 +10,13 @@ from typing import Any
 _ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
-def script_json(data: Any) -> str:
-    """Compact, key-sorted JSON with the characters above escaped; JSON.parse reads it back unchanged."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+def script_json(data: Any, *, sort_keys: bool = True) -> str:
+    """Compact JSON with the characters above escaped; JSON.parse reads it back unchanged.
+
+    Keys are sorted unless the caller's dicts already have a deterministic order and are large
+    enough for sorting to matter (the digest's 30,000 fact ids cost 40 ms to sort).
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"), allow_nan=False)
     for raw, escaped in _ESCAPES:
         text = text.replace(raw, escaped)
     return text

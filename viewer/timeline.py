@@ -8,6 +8,7 @@ the page printable and readable without JavaScript.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
@@ -174,10 +175,12 @@ class TimelineBuilder:
 
     # -- assembly -------------------------------------------------------------------------
     def build(self, anchor: str, title: str, subtitle: str, rows: list[tuple[str, dict[str, Any]]],
-              entity_id: str = "") -> Timeline:
-        """`rows` are (label, fact) pairs, already in display order."""
-        hidden = max(0, len(rows) - MAX_ROWS)
-        rows = rows[-MAX_ROWS:] if hidden else rows
+              entity_id: str = "", hidden: int = 0) -> Timeline:
+        """`rows` are (label, fact) pairs, already in display order; the last MAX_ROWS are drawn.
+        `hidden` counts rows the caller already left out."""
+        if len(rows) > MAX_ROWS:
+            hidden += len(rows) - MAX_ROWS
+            rows = rows[-MAX_ROWS:]
         prepared = [self._prepare(fact) for _, fact in rows]
         days = [d for valid_from, valid_to, _, _ in prepared for d in (valid_from, valid_to) if d is not None]
         days += [event[0] for _, _, events, _ in prepared for event in events]
@@ -269,8 +272,11 @@ def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None
     if not facts:
         return None
     name = builder.name
+    # a hub has hundreds of facts and only the latest MAX_ROWS are drawn: sort just those
+    latest = heapq.nlargest(MAX_ROWS, facts, key=_value_order)[::-1] if len(facts) > MAX_ROWS else \
+        sorted(facts, key=_value_order)
     rows = []
-    for fact in sorted(facts, key=_value_order):
+    for fact in latest:
         if fact.get("status") == "forgotten":
             label = "forgotten fact"
         elif fact.get("subject") == entity_id:
@@ -280,7 +286,8 @@ def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None
         rows.append((label, fact))
     count = len(facts)
     return builder.build(anchor=f"timeline-entity-{entity_id}", title=name(entity_id),
-                         subtitle=f"{count} fact{'s' if count != 1 else ''}", rows=rows, entity_id=entity_id)
+                         subtitle=f"{count} fact{'s' if count != 1 else ''}", rows=rows, entity_id=entity_id,
+                         hidden=count - len(rows))
 
 
 def entity_timelines(builder: TimelineBuilder, ranking: Iterable[str]) -> tuple[list[Timeline], int]:

@@ -1,0 +1,31 @@
+// The site's own pages read without script; this only adds a filter to the entity list and
+// lets a timeline row jump to its fact's card.
+document.documentElement.classList.add("js");
+
+function wireEntityFilter() {
+  const input = document.getElementById("entity-filter");
+  if (!input) return;
+  const rows = [...document.querySelectorAll("#entity-rows tr")];
+  const count = document.getElementById("entity-filter-count");
+  input.addEventListener("input", () => {
+    const needle = input.value.trim().toLowerCase();
+    let shown = 0;
+    for (const row of rows) {
+      const hit = !needle || row.dataset.filter.includes(needle);
+      row.hidden = !hit;
+      if (hit) shown++;
+    }
+    count.textContent = needle ? plural(shown, "entity", "entities") + " match" : "";
+  });
+}
+
+function wireTimelineRows() {
+  for (const row of document.querySelectorAll(".timeline .tl-row[data-fact]")) {
+    row.addEventListener("click", () => {
+      location.hash = "fact-" + row.dataset.fact;
+    });
+  }
+}
+
+wireEntityFilter();
+wireTimelineRows();

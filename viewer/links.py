@@ -1,0 +1,93 @@
+"""Where a reference to an entity or a fact points, in the single file and in the site.
+
+In the report every reference is an in-page deep link (`#entity=<id>`, `#fact=<id>`) that the
+page's script follows. In a site it is a relative path to the entity's own page, so it also
+works with scripts off; the graph page's script still catches the click and selects in place.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Iterable, Protocol
+from urllib.parse import quote
+
+SLUG_LENGTH = 60
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+class Links(Protocol):
+    def entity(self, entity_id: str) -> str | None: ...
+
+    def fact(self, fact_id: str) -> str | None: ...
+
+
+def deep_link(kind: str, ident: str) -> str:
+    """`#entity=<id>` / `#fact=<id>`: what the page's script reads from the address."""
+    return f"#{kind}={quote(ident, safe='')}"
+
+
+class ReportLinks:
+    """References inside the single-file report: fragments its script follows."""
+
+    def __init__(self, entity_ids: Iterable[str], fact_ids: Iterable[str]) -> None:
+        self._entities = set(entity_ids)
+        self._facts = set(fact_ids)
+
+    def entity(self, entity_id: str) -> str | None:
+        return deep_link("entity", entity_id) if entity_id in self._entities else None
+
+    def fact(self, fact_id: str) -> str | None:
+        return deep_link("fact", fact_id) if fact_id in self._facts else None
+
+
+def slug(name: str) -> str:
+    """`Billing Service` -> `billing-service`: ASCII letters and digits, dashes between words."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    text = _NOT_SLUG.sub("-", ascii_name.lower()).strip("-")
+    return text[:SLUG_LENGTH].rstrip("-") or "entity"
+
+
+def entity_page_names(entities: list[dict[str, Any]]) -> dict[str, str]:
+    """Entity id -> file name `slug-<first 8 of id>.html`, stable for as long as the name is.
+
+    Two entities whose slugs and short ids both agree (rare, but 10,000 entities make an 8-digit
+    clash likely somewhere) get longer ids, decided in snapshot order so it stays deterministic.
+    """
+    names: dict[str, str] = {}
+    taken: set[str] = {"index.html"}
+    for entity in entities:
+        base = slug(str(entity.get("name") or ""))
+        for length in (8, 12, 36):
+            candidate = f"{base}-{entity['id'][:length]}.html"
+            if candidate not in taken:
+                break
+        taken.add(candidate)
+        names[entity["id"]] = candidate
+    return names
+
+
+class SiteLinks:
+    """References from a page of the site, `root` being the way back to the site's top ('' or '../')."""
+
+    def __init__(self, pages: dict[str, str], owners: dict[str, str], root: str = "",
+                 entities_dir: str = "entities/") -> None:
+        self.pages = pages          # entity id -> file name inside entities/
+        self.owners = owners        # fact id -> id of the entity whose page shows it (its subject)
+        self.root = root
+        self.prefix = root + entities_dir
+
+    def relative_to(self, root: str) -> "SiteLinks":
+        return SiteLinks(self.pages, self.owners, root)
+
+    def entity(self, entity_id: str) -> str | None:
+        page = self.pages.get(entity_id)
+        return self.prefix + page if page else None
+
+    def fact(self, fact_id: str) -> str | None:
+        owner = self.owners.get(fact_id)
+        page = self.pages.get(owner) if owner else None
+        return f"{self.prefix}{page}#fact-{fact_id}" if page else None
+
+    def graph(self, kind: str, ident: str) -> str:
+        return self.root + "index.html" + deep_link(kind, ident)

@@ -1,0 +1,422 @@
+"""A snapshot as a static site: a folder to mail, commit or put on any static host.
+
+    index.html                   the graph, as in the single-file report (its data inline)
+    entities/index.html          every entity, by name
+    entities/<slug>-<id8>.html   one page per entity: facts, timeline, history, provenance
+    ledger/index.html, page-N    the ledger, newest first, LEDGER_PAGE_SIZE rows a page
+    contested.html               open contradictions with both facts; resolved ones
+    maintenance.html             the worklist and past dismissals with their reasons
+    changes.html                 changes since the previous snapshot (only when given)
+    assets/                      our CSS and JS, vis-network from the installed pyvis
+    snapshot.json                the memlens-snapshot/1 data (what the next regeneration diffs)
+    manifest.json                version, dataset, format, hash, counts and every file's sha256
+
+Every link is relative and every page readable with scripts off; scripts only add interaction.
+Pages load nothing but the bundle's own files (CSP `'self'`), so the site opens from file:// and
+from a static server alike. The same snapshot gives the same bytes, and the site is built beside
+the target and swapped in, so a failure leaves the previous site whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Callable
+
+from markupsafe import Markup
+
+from . import assets
+from .changes import changes_view
+from .graph import link_graph
+from .layout import compute_layout
+from .links import SiteLinks, entity_page_names
+from .palette import type_color
+from .report import (NavLink, SiteMode, build_context, check_format, collector_paused, dismissal_rows,
+                     environment)
+from .site_html import STATUS_ORDER, SiteItems, h
+from .timefmt import short_record_time
+from .timeline import TimelineBuilder, entity_timeline
+from .timeline_svg import MemoEscape, timeline_svg
+
+LEDGER_PAGE_SIZE = 500
+CONTESTED_LIMIT = 1000         # open contradictions shown with both facts; the rest are counted
+RESOLVED_LIMIT = 2000
+PAGER_SPREAD = 3               # page links either side of the current one
+SITE_CSP = "; ".join([
+    "default-src 'none'",
+    "script-src 'self'",       # our files only; no inline script runs (the data blocks are JSON)
+    "style-src 'self'",
+    "img-src data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+])
+SCRIPT_FILES = ("assets/vis-network.min.js", "assets/memlens.js")
+STYLESHEETS = ("assets/vis-network.css", "assets/memlens.css")
+
+Emit = Callable[[str, str | bytes], None]
+
+
+class SiteTargetError(ValueError):
+    """The target exists and is not a memlens site, so it is not ours to replace."""
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    """What every page of the site but index.html needs around its content (site_base.html)."""
+
+    root: str                 # '' or '../': the way back to the site's top
+    title: str
+    dataset: str
+    generated_at: str
+    snapshot_hash: str
+    nav_html: Markup = Markup("")
+    csp: str = SITE_CSP
+
+
+@dataclass(frozen=True)
+class PagerLink:
+    label: str
+    href: str = ""
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class Pager:
+    number: int
+    count: int
+    newer: str
+    older: str
+    pages: list[PagerLink]
+
+
+def _builder_version() -> str:
+    try:
+        return version("memlens")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _ledger_page_name(number: int) -> str:
+    return "index.html" if number == 1 else f"page-{number}.html"
+
+
+class SiteBuild:
+    """Renders every file of one site from one snapshot; `emit(path, content)` receives them."""
+
+    def __init__(self, snapshot: dict[str, Any], changes: dict[str, Any] | None) -> None:
+        check_format(snapshot)
+        self.snapshot = snapshot
+        self.changes = changes
+        self.env = environment()
+        self.builder = TimelineBuilder(snapshot)
+        self.layout = compute_layout(link_graph(snapshot))
+        self.pages = entity_page_names(snapshot["entities"])
+        owners: dict[str, str] = {}
+        for fact in snapshot["facts"]:
+            for end in (fact.get("subject"), fact.get("object")):
+                if end in self.pages:
+                    owners[fact["id"]] = end
+                    break
+        self.top = SiteLinks(self.pages, owners, root="")
+        self.nested = self.top.relative_to("../")
+        # one renderer per folder the links start from
+        # entity pages and ledger pages share one: their links both start one folder down
+        self.items = SiteItems(snapshot, self.builder, self.pages, owners, entities="../entities/", root="../",
+                               anchors=True)
+        self.top_items = SiteItems(snapshot, self.builder, self.pages, owners, entities="entities/", root="",
+                                   anchors=False)
+        self.escape = MemoEscape()
+        self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
+        self.types = sorted({e["type"] for e in snapshot["entities"]} | set(snapshot.get("ontology", {}).get("types", [])))
+        self.type_index = {name: i for i, name in enumerate(self.types)}
+        ledger = snapshot.get("ledger", [])
+        self.ledger_pages = max(1, -(-len(ledger) // LEDGER_PAGE_SIZE))
+        self.open_contradictions = [c for c in snapshot.get("contradictions", []) if c.get("resolved_at") is None]
+        self._navs: dict[tuple[str, str], list[NavLink]] = {}
+        self._nav_html: dict[tuple[str, str], Markup] = {}
+
+    # -- frame --------------------------------------------------------------------------------
+    def nav(self, root: str, current: str) -> list[NavLink]:
+        key = (root, current)
+        if key not in self._navs:
+            self._navs[key] = self._nav(root, current)
+        return self._navs[key]
+
+    def _nav(self, root: str, current: str) -> list[NavLink]:
+        links = [NavLink("Graph", root + "index.html", current == "graph"),
+                 NavLink("Entities", root + "entities/index.html", current == "entities",
+                         sum(1 for e in self.snapshot["entities"] if e.get("merged_into") is None)),
+                 NavLink("Ledger", root + "ledger/index.html", current == "ledger", len(self.snapshot.get("ledger", []))),
+                 NavLink("Contested", root + "contested.html", current == "contested", len(self.open_contradictions)),
+                 NavLink("Maintenance", root + "maintenance.html", current == "maintenance",
+                         len(self.snapshot.get("maintenance", [])))]
+        if self.changes is not None:
+            links.append(NavLink("Changes", root + "changes.html", current == "changes",
+                                 int(sum((self.changes.get("counts") or {}).values()))))
+        return links
+
+    def frame(self, root: str, title: str, current: str) -> PageFrame:
+        s = self.snapshot
+        key = (root, current)
+        if key not in self._nav_html:  # rendered once, not once per entity page
+            self._nav_html[key] = self.env.get_template("_site_nav.html").module.site_nav(self.nav(root, current))
+        return PageFrame(root=root, title=title, dataset=str(s.get("dataset") or ""),
+                         generated_at=str(s.get("generated_at") or ""), snapshot_hash=str(s.get("hash") or ""),
+                         nav_html=self._nav_html[key])
+
+    def render(self, template: str, **context: Any) -> str:
+        return self.env.get_template(template).render(**context)
+
+    # -- the whole site -----------------------------------------------------------------------
+    def write(self, emit: Emit) -> None:
+        for path, content in self.asset_files().items():
+            emit(path, content)
+        emit("index.html", self.index_page())
+        emit("entities/index.html", self.entities_page())
+        self.write_entity_pages(emit)
+        self.write_ledger_pages(emit)
+        emit("contested.html", self.contested_page())
+        emit("maintenance.html", self.maintenance_page())
+        if self.changes is not None:
+            emit("changes.html", self.changes_page())
+        emit("snapshot.json", json.dumps(self.snapshot, ensure_ascii=False, sort_keys=True,
+                                         separators=(",", ":")) + "\n")
+
+    def asset_files(self) -> dict[str, str]:
+        type_rules = "".join(f".t-{i} {{ background-color: {type_color(name)}; }}\n" for i, name in enumerate(self.types))
+        return {
+            "assets/vis-network.min.js": assets.vis_network_script(),
+            "assets/vis-network.css": assets.vis_network_style(),
+            "assets/memlens.js": assets.app_script(),
+            "assets/memlens.css": assets.site_style(),
+            "assets/site.js": assets.site_script(),
+            # swatch colours as classes: the CSP allows no style attributes
+            "assets/types.css": "/* entity type colours, t-<index in the sorted type list> */\n" + type_rules,
+        }
+
+    def index_page(self) -> str:
+        site = SiteMode(links=self.top, entity_pages={eid: "entities/" + page for eid, page in self.pages.items()},
+                        script_files=list(SCRIPT_FILES), stylesheets=list(STYLESHEETS), nav=self.nav("", "graph"),
+                        csp=SITE_CSP)
+        context = build_context(self.snapshot, changes=self.changes, site=site, builder=self.builder,
+                                layout=self.layout)
+        return self.env.get_template("report.html").render(report=context)
+
+    # -- entities -----------------------------------------------------------------------------
+    def entities_page(self) -> str:
+        facts_of, rows = self.builder.facts_of, []
+        live = [e for e in self.snapshot["entities"] if e.get("merged_into") is None]
+        merged = [e for e in self.snapshot["entities"] if e.get("merged_into") is not None]
+        for entity in live + merged:
+            facts = facts_of(entity["id"])
+            current = sum(1 for f in facts if f.get("status") == "current")
+            contested = sum(1 for f in facts if f.get("contested"))
+            name = str(entity.get("name") or "")
+            note = ' <span class="muted">(merged)</span>' if entity.get("merged_into") else ""
+            contested_cell = f'<strong class="contested-count">{contested:,}</strong>' if contested else "0"
+            rows.append(f'<tr data-filter="{h((name + " " + str(entity.get("type"))).lower())}">'
+                        f'<td><a class="ref" href="{h(self.pages[entity["id"]])}">{h(name)}</a>{note}</td>'
+                        f'<td><span class="swatch-dot t-{self.type_index[entity["type"]]}" aria-hidden="true"></span> {h(entity.get("type"))}</td>'
+                        f'<td class="num">{len(facts):,}</td><td class="num">{current:,}</td>'
+                        f'<td class="num">{contested_cell}</td>'
+                        f'<td class="time">{h(short_record_time(entity.get("updated_at")))}</td></tr>')
+        return self.render("site_entities.html", page=self.frame("../", "Entities", "entities"),
+                           rows=Markup("".join(rows)), count=len(live))
+
+    def _entity_ledger_rows(self) -> dict[str, list[int]]:
+        """Entity id -> indexes of the ledger rows that name it or one of its facts, newest first."""
+        builder, named = self.builder, {}
+        contradiction_facts = {c["id"]: c.get("facts", []) for c in self.snapshot.get("contradictions", [])}
+        ledger = self.snapshot.get("ledger", [])
+        for index in range(len(ledger) - 1, -1, -1):
+            targets: set[str] = set()
+            for ref in ledger[index].get("refs") or ():
+                if ref in self.pages:
+                    targets.add(ref)
+                    continue
+                for fid in contradiction_facts.get(ref, (ref,)):
+                    fact = builder.facts.get(fid)
+                    if fact is not None:
+                        targets.update(e for e in (fact.get("subject"), fact.get("object")) if e in self.pages)
+            for target in targets:
+                named.setdefault(target, []).append(index)
+        return named
+
+    def write_entity_pages(self, emit: Emit) -> None:
+        ledger = self.snapshot.get("ledger", [])
+        named = self._entity_ledger_rows()
+        template = self.env.get_template("site_entity.html")
+        for entity in self.snapshot["entities"]:
+            eid = entity["id"]
+            facts = sorted(self.builder.facts_of(eid), key=lambda f: (
+                STATUS_ORDER.get(f.get("status"), 9), f.get("subject") != eid, f.get("relation") or "",
+                self.fact_order[f["id"]]))
+            groups: dict[str, list[str]] = {"current": [], "retired": [], "forgotten": []}
+            for fact in facts:
+                status = fact.get("status")
+                group = "current" if status == "current" else "forgotten" if status == "forgotten" or \
+                    fact.get("relation") is None else "retired"
+                groups[group].append(self.items.fact_card(fact))
+            versions = [row for fact in facts for row in self.items.version_rows(fact, self.fact_order[fact["id"]])]
+            versions.sort(key=lambda row: row[0])
+            rows = [self.items.ledger_row(i, ledger[i]) for i in named.get(eid, ())]
+            timeline = entity_timeline(self.builder, eid)
+            target = entity.get("merged_into")
+            view = {"id": eid, "name": entity.get("name"), "type": entity.get("type"),
+                    "type_index": self.type_index[entity["type"]], "description": entity.get("description"),
+                    "created_at": entity.get("created_at"), "updated_at": entity.get("updated_at"),
+                    "merged_into_href": self.pages.get(target) if target else None,
+                    "merged_into_name": self.builder.name(target) if target else "",
+                    "merged_at": entity.get("merged_at"), "graph_href": self.nested.graph("entity", eid)}
+            html = template.render(
+                page=self.frame("../", str(entity.get("name") or ""), "entities"), entity=view,
+                counts={"total": len(facts), "current": len(groups["current"]), "retired": len(groups["retired"]),
+                        "forgotten": len(groups["forgotten"])},
+                current=Markup("".join(groups["current"])), retired=Markup("".join(groups["retired"])),
+                forgotten=Markup("".join(groups["forgotten"])), timeline=timeline,
+                timeline_html=timeline_svg(timeline, self.escape) if timeline else None,
+                history=Markup("".join(row[1] for row in versions)), history_count=len(versions),
+                provenance=Markup("".join(rows)), provenance_count=len(rows))
+            emit("entities/" + self.pages[eid], html)
+
+    # -- ledger -------------------------------------------------------------------------------
+    def pager(self, number: int) -> Pager:
+        count = self.ledger_pages
+        shown = sorted({1, count} | set(range(max(1, number - PAGER_SPREAD), min(count, number + PAGER_SPREAD) + 1)))
+        links: list[PagerLink] = []
+        for previous, page in zip([0] + shown, shown):
+            if page - previous > 1:
+                links.append(PagerLink("\u2026"))
+            links.append(PagerLink(str(page), _ledger_page_name(page), page == number))
+        return Pager(number=number, count=count, newer=_ledger_page_name(number - 1) if number > 1 else "",
+                     older=_ledger_page_name(number + 1) if number < count else "", pages=links)
+
+    def write_ledger_pages(self, emit: Emit) -> None:
+        ledger = self.snapshot.get("ledger", [])
+        newest_first = list(range(len(ledger) - 1, -1, -1))
+        for number in range(1, self.ledger_pages + 1):
+            chunk = newest_first[(number - 1) * LEDGER_PAGE_SIZE: number * LEDGER_PAGE_SIZE]
+            html = self.render("site_ledger.html", page=self.frame("../", f"Ledger, page {number}", "ledger"),
+                               pager=self.pager(number), total=len(ledger), per_page=LEDGER_PAGE_SIZE,
+                               first_seq=ledger[chunk[-1]].get("seq") if chunk else 0,
+                               last_seq=ledger[chunk[0]].get("seq") if chunk else 0,
+                               rows=Markup("".join(self.items.ledger_row(i, ledger[i]) for i in chunk)))
+            emit("ledger/" + _ledger_page_name(number), html)
+
+    # -- contested, maintenance, changes ---------------------------------------------------------
+    def contested_page(self) -> str:
+        items = self.top_items
+        open_views = []
+        for c in self.open_contradictions[:CONTESTED_LIMIT]:
+            confidence = c.get("confidence")
+            cards = [items.fact_card(self.builder.facts[f]) if f in self.builder.facts
+                     else f'<p class="ref-missing">fact {h(str(f)[:8])} (gone)</p>' for f in c.get("facts", [])]
+            open_views.append({"id": c["id"], "reason": c.get("reason") or "(no reason given)",
+                               "confidence": f"{confidence:.2f}" if isinstance(confidence, (int, float)) else "?",
+                               "actor": c.get("actor") or "?", "recorded_at": c.get("recorded_at"),
+                               "cards": Markup("".join(cards))})
+        resolved = [c for c in self.snapshot.get("contradictions", []) if c.get("resolved_at") is not None]
+        rows = []
+        for c in resolved[:RESOLVED_LIMIT]:
+            facts = ", ".join(items.fact_ref(f) for f in c.get("facts", []))
+            why = h(c.get("resolution") or "") + (f' <span class="muted">{h(c["resolution_reason"])}</span>'
+                                                     if c.get("resolution_reason") else "")
+            rows.append(f'<tr><td class="refs">{facts}</td><td>{h(c.get("reason"))}</td><td>{why}</td>'
+                        f'<td class="time">{h(short_record_time(c.get("resolved_at")))}</td></tr>')
+        return self.render("site_contested.html", page=self.frame("", "Contested", "contested"), open=open_views,
+                           more_open=max(0, len(self.open_contradictions) - CONTESTED_LIMIT),
+                           resolved=Markup("".join(rows)), resolved_count=len(resolved),
+                           more_resolved=max(0, len(resolved) - RESOLVED_LIMIT))
+
+    def maintenance_page(self) -> str:
+        worklist = [{"kind": str(i.get("kind")), "summary": str(i.get("summary") or ""), "key": str(i.get("key")),
+                     "refs": Markup("".join(self.top_items.any_ref(str(r)) for r in i.get("refs") or ()))}
+                    for i in self.snapshot.get("maintenance", [])]
+        return self.render("site_maintenance.html", page=self.frame("", "Maintenance", "maintenance"),
+                           worklist=worklist, dismissals=dismissal_rows(self.snapshot))
+
+    def changes_page(self) -> str:
+        assert self.changes is not None
+        view = changes_view(self.changes, self.snapshot, self.top, self.builder)
+        return self.render("site_changes.html", page=self.frame("", "Changes", "changes"), changes=view)
+
+    def manifest(self, files: dict[str, str]) -> str:
+        s = self.snapshot
+        return json.dumps({
+            "memlens_version": _builder_version(), "dataset": s.get("dataset"), "format": s.get("format"),
+            "hash": s.get("hash"), "generated_at": s.get("generated_at"), "counts": s.get("stats") or {},
+            "files": dict(sorted(files.items())),
+        }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+class _Folder:
+    """Writes files under `root`, remembering each one's sha256 for the manifest."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.hashes: dict[str, str] = {}
+        self._made: set[str] = set()
+
+    def emit(self, path: str, content: str | bytes) -> None:
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        folder = os.path.dirname(path)
+        if folder and folder not in self._made:
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+            self._made.add(folder)
+        with open(self.root / path, "wb") as stream:
+            stream.write(data)
+        self.hashes[path] = "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _check_target(target: Path) -> None:
+    if target.exists() and not target.is_dir():
+        raise SiteTargetError(f"{target} exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not (target / "manifest.json").is_file():
+        raise SiteTargetError(f"{target} is a non-empty directory without a memlens manifest.json; "
+                              "refusing to replace it (choose an empty or new directory)")
+
+
+def _swap(built: Path, target: Path) -> None:
+    """Put `built` where `target` is: old one renamed away, new one renamed in, old one deleted."""
+    if not target.exists():
+        os.rename(built, target)
+        return
+    # an empty directory of our own to rename the old site onto (rename replaces empty dirs)
+    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    os.rename(target, retired)
+    try:
+        os.rename(built, target)
+    except BaseException:
+        os.rename(retired, target)
+        raise
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
+               changes: dict[str, Any] | None = None) -> Path:
+    """Write `snapshot` as a static site at `directory` (replaced atomically); returns its path.
+
+    `changes` (from `memlens.store.snapshot_diff.diff`) adds changes.html and a panel on the graph.
+    """
+    target = Path(directory).resolve()
+    _check_target(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        os.chmod(building, 0o755)  # mkdtemp's 0700 would hide the site from a web server
+        folder = _Folder(building)
+        with collector_paused():
+            site = SiteBuild(snapshot, changes)
+            site.write(folder.emit)
+            (building / "manifest.json").write_text(site.manifest(folder.hashes), encoding="utf-8")
+        _swap(building, target)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    return target

@@ -1,0 +1,253 @@
+"""HTML for the items a site repeats on many pages: fact cards, fact versions, ledger rows.
+
+A site of 10,000 entities shows 30,000 facts twice (on the subject's and the object's page) and
+40,000 ledger rows on the ledger pages and again on each entity page they name. Each item is
+rendered once per folder its links are relative to, and reused; in Python rather than a template
+macro, because a macro call costs more than the whole card. The rule that keeps this safe: every
+value from the snapshot passes through `h()` (markupsafe's escape); hrefs are built from our own
+file names and ids (escaped too) or, for evidence, admitted by `is_web_link` (http(s) only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import escape
+
+from .evidence import is_web_link
+from .timefmt import short_record_time
+from .timeline import TimelineBuilder
+
+STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
+FORGOTTEN_LABEL = "forgotten fact (text erased)"
+VersionRow = tuple[tuple[str, int, int], str]   # (sort key, <tr>)
+
+
+def h(value: Any) -> str:
+    """Escaped text for element content and quoted attribute values."""
+    return str(escape("" if value is None else value))
+
+
+def validity(valid_from: str | None, valid_to: str | None, unknown: str = "validity not stated") -> str:
+    if valid_from and valid_to:
+        return f"valid {valid_from} \u2192 {valid_to}"
+    if valid_from:
+        return f"valid since {valid_from}"
+    if valid_to:
+        return f"valid until {valid_to}"
+    return unknown
+
+
+class SiteItems:
+    """Renders and remembers the repeated items of a site, for pages in one folder.
+
+    `entities` is the way from those pages to the entity pages ('' from entities/ itself,
+    'entities/' from the top, '../entities/' from ledger/); `root` the way to the top.
+    """
+
+    def __init__(self, snapshot: dict[str, Any], builder: TimelineBuilder, pages: dict[str, str],
+                 owners: dict[str, str], *, entities: str, root: str, anchors: bool) -> None:
+        self.builder = builder
+        self.pages = pages          # entity id -> file name in entities/
+        self.owners = owners        # fact id -> entity whose page holds the fact's card
+        self.entities = entities
+        self.root = root
+        self.anchors = anchors      # cards carry id="fact-<id>" (on entity pages, where links land)
+        self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
+        self._text: dict[str, str] = {}
+        self._entity_refs: dict[str | None, str] = {}
+        self._fact_refs: dict[str, str] = {}
+        self._labels: dict[str, str] = {}
+        self._cards: dict[str, str] = {}
+        self._versions: dict[str, list[VersionRow]] = {}
+        self._ledger: dict[int, str] = {}
+
+    def t(self, value: Any) -> str:
+        """`h()`, remembered: names, actors, relations and times recur on thousands of pages."""
+        key = value if type(value) is str else str("" if value is None else value)
+        try:
+            return self._text[key]
+        except KeyError:
+            text = self._text[key] = h(key)
+            return text
+
+    # -- links --------------------------------------------------------------------------------
+    def entity_href(self, entity_id: str | None) -> str | None:
+        page = self.pages.get(entity_id) if entity_id else None
+        return self.entities + page if page else None
+
+    def fact_href(self, fact_id: str) -> str | None:
+        page = self.pages.get(self.owners.get(fact_id, ""))
+        return f"{self.entities}{page}#fact-{fact_id}" if page else None
+
+    def graph_href(self, kind: str, ident: str) -> str:
+        return f"{self.root}index.html#{kind}={ident}"
+
+    # -- references ---------------------------------------------------------------------------
+    def fact_label(self, fact_id: str) -> str:
+        try:
+            return self._labels[fact_id]
+        except KeyError:
+            fact = self.builder.facts.get(fact_id)
+            label = FORGOTTEN_LABEL if fact is None or fact.get("relation") is None else self.builder.fact_text(fact)
+            self._labels[fact_id] = label
+            return label
+
+    def entity_ref(self, entity_id: str | None) -> str:
+        try:
+            return self._entity_refs[entity_id]
+        except KeyError:
+            href = self.entity_href(entity_id)
+            ref = ('<span class="muted">(forgotten entity)</span>' if href is None else
+                   f'<a href="{h(href)}">{self.t(self.builder.name(entity_id))}</a>')
+            self._entity_refs[entity_id] = ref
+            return ref
+
+    def fact_ref(self, fact_id: str) -> str:
+        try:
+            return self._fact_refs[fact_id]
+        except KeyError:
+            href = self.fact_href(fact_id)
+            label = h(self.fact_label(fact_id))
+            ref = f'<span class="ref-missing">{label}</span>' if href is None else \
+                f'<a href="{h(href)}">{label}</a>'
+            self._fact_refs[fact_id] = ref
+            return ref
+
+    def any_ref(self, ref: str) -> str:
+        """A ledger or maintenance reference: entity, fact, contradiction, or an id that is gone."""
+        if ref in self.builder.entities:
+            return self.entity_ref(ref)
+        if ref in self.builder.facts:
+            return self.fact_ref(ref)
+        contradiction = self.contradictions.get(ref)
+        if contradiction is not None:
+            first = next((f for f in contradiction.get("facts", []) if self.fact_href(f)), None)
+            label = f"contradiction {h(ref[:8])}"
+            if first is None:
+                return f'<span class="ref-missing">{label}</span>'
+            return f'<a href="{h(self.fact_href(first))}">{label}</a>'
+        return f'<code class="ref-missing" title="{h(ref)}">{h(str(ref)[:8])} (gone)</code>'
+
+    # -- fact cards ---------------------------------------------------------------------------
+    def fact_card(self, fact: dict[str, Any]) -> str:
+        try:
+            return self._cards[fact["id"]]
+        except KeyError:
+            card = self._tombstone(fact) if fact.get("relation") is None or fact.get("status") == "forgotten" \
+                else self._card(fact)
+            self._cards[fact["id"]] = card
+            return card
+
+    def _anchor(self, fact_id: str) -> str:
+        return f' id="fact-{h(fact_id)}"' if self.anchors else ""
+
+    def _card(self, fact: dict[str, Any]) -> str:
+        t = self.t
+        fid, status = fact["id"], str(fact.get("status") or "")
+        contested = bool(fact.get("contested"))
+        parts = [f'<article class="fact fact-{t(status)}{" is-contested" if contested else ""}"{self._anchor(fid)}>'
+                 f'<p class="fact-line">{self.entity_ref(fact.get("subject"))} <span class="fact-relation">'
+                 f'{t(fact.get("relation"))}</span> {self.entity_ref(fact.get("object"))}</p>'
+                 f'<p class="fact-badges"><span class="status status-{t(status)}">{t(status)}</span>']
+        if contested:
+            parts.append('<strong class="tag tag-contested">contested</strong>')
+        if fact.get("functional"):
+            parts.append('<span class="status">functional</span>')
+        if fact.get("reassertions"):
+            parts.append(f'<span class="status">reasserted \u00d7{int(fact["reassertions"])}</span>')
+        # the short id doubles as the fact's deep link into the graph
+        parts.append(f'<a class="fact-id" href="{h(self.graph_href("fact", fid))}">{h(fid[:8])}</a></p>')
+        if fact.get("description"):
+            parts.append(f'<p class="fact-description">{h(fact["description"])}</p>')
+        if contested:
+            parts.extend(self._contested_box(fact, c) for c in self._open_contradictions(fact))
+        if status in ("superseded", "retracted"):
+            parts.append(self._retired_box(fact, status))
+        parts.append(self._evidence(fact.get("evidence") or []))
+        retired = fact.get("retired_at") if status in ("superseded", "retracted") else None
+        parts.append(f'<p class="fact-meta"><span>{t(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
+                     f'<span>by {t(fact.get("actor") or "unknown")}</span>'
+                     f'<span>recorded {t(short_record_time(fact.get("recorded_at")))}</span>'
+                     + (f'<span>retired {t(short_record_time(retired))}</span>' if retired else "") + '</p></article>')
+        return "".join(parts)
+
+    def _open_contradictions(self, fact: dict[str, Any]) -> list[dict[str, Any]]:
+        found = [self.contradictions[c] for c in fact.get("contradictions") or () if c in self.contradictions]
+        return [c for c in found if c.get("resolved_at") is None]
+
+    def _contested_box(self, fact: dict[str, Any], contradiction: dict[str, Any]) -> str:
+        confidence = contradiction.get("confidence")
+        shown = f"{confidence:.2f}" if isinstance(confidence, (int, float)) else "?"
+        others = [f for f in contradiction.get("facts", []) if f != fact["id"]]
+        other = f'<p class="contested-other">conflicts with {", ".join(self.fact_ref(f) for f in others)}</p>' if others else ""
+        return (f'<div class="contested-box"><p><span class="contested-label">why</span>'
+                f'<span class="contested-reason">{h(contradiction.get("reason") or "(no reason given)")}</span></p>'
+                f'<p class="fact-meta">confidence {h(shown)} \u00b7 raised by {self.t(contradiction.get("actor") or "?")} \u00b7 '
+                f'{self.t(short_record_time(contradiction.get("recorded_at")))}</p>{other}</div>')
+
+    def _retired_box(self, fact: dict[str, Any], status: str) -> str:
+        by = fact.get("superseded_by")
+        line = status + (" by " + self.fact_ref(by) if by else "")
+        reason = f'<p class="retired-reason">reason: {h(fact["reason"])}</p>' if fact.get("reason") else ""
+        return f'<div class="retired-box"><p>{line}</p>{reason}</div>'
+
+    def _evidence(self, evidence: list[Any]) -> str:
+        if not evidence:
+            return '<p class="fact-evidence none">no evidence recorded</p>'
+        items = []
+        for item in evidence:
+            text = str(item)
+            if is_web_link(text):
+                items.append(f'<li><a href="{h(text)}" target="_blank" rel="noopener noreferrer">{h(text)}</a></li>')
+            else:
+                items.append(f'<li class="evidence-text">{h(text)}</li>')
+        return '<ul class="fact-evidence">' + "".join(items) + "</ul>"
+
+    def _tombstone(self, fact: dict[str, Any]) -> str:
+        fid = fact["id"]
+        return (f'<article class="fact fact-forgotten"{self._anchor(fid)}><p class="fact-badges">'
+                f'<span class="status status-forgotten">forgotten</span><code class="fact-id">{h(fid[:8])}</code></p>'
+                '<p class="fact-description muted">The text of this fact was erased.</p>'
+                f'<p class="fact-meta"><span>recorded {self.t(short_record_time(fact.get("recorded_at")))}</span>'
+                f'<span>forgotten {self.t(short_record_time(fact.get("retired_at")))}</span></p></article>')
+
+    # -- history ------------------------------------------------------------------------------
+    def version_rows(self, fact: dict[str, Any], order: int) -> list[VersionRow]:
+        """Each version of `fact` as (sort key, table row); rows link to the card on the same page."""
+        fid = fact["id"]
+        try:
+            return self._versions[fid]
+        except KeyError:
+            pass
+        t = self.t
+        label = f'<a href="#fact-{h(fid)}">{h(self.fact_label(fid))}</a>'
+        rows = []
+        for index, version in enumerate(fact.get("history") or ()):
+            status = str(version.get("status") or "")
+            note = ""
+            if version.get("superseded_by"):
+                note = "by " + self.fact_ref(version["superseded_by"])
+            if version.get("reason"):
+                note += (" \u00b7 " if note else "") + h(version["reason"])
+            when = str(version.get("from") or "")
+            valid = "" if status == "forgotten" else t(validity(version.get("valid_from"), version.get("valid_to"), ""))
+            rows.append(((when, order, index),
+                         f'<tr><td class="time">{t(short_record_time(when))}</td><td>{label}</td>'
+                         f'<td class="st-{t(status)}">{t(status)}</td><td class="validity">{valid}</td><td>{note}</td></tr>'))
+        self._versions[fid] = rows
+        return rows
+
+    # -- ledger -------------------------------------------------------------------------------
+    def ledger_row(self, index: int, row: dict[str, Any]) -> str:
+        try:
+            return self._ledger[index]
+        except KeyError:
+            t = self.t
+            action = t(row.get("action") or "")
+            refs = " ".join(self.any_ref(str(r)) for r in row.get("refs") or ())
+            html = (f'<tr><td class="num">{t(row.get("seq"))}</td><td class="time">{t(short_record_time(row.get("at")))}</td>'
+                    f'<td class="actor">{t(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
+                    f'<td class="refs">{refs}</td></tr>')
+            self._ledger[index] = html
+            return html
