@@ -47,10 +47,21 @@ class Memory:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def remember(self, items: Iterable[FactInput], *, override_forgotten: bool = False) -> list[Outcome]:
-        """Assert facts, all or none."""
+    def remember(
+        self,
+        items: Iterable[FactInput],
+        *,
+        override_forgotten: bool = False,
+        each: Callable[[Outcome], None] | None = None,
+    ) -> list[Outcome]:
+        """Assert facts, all or none; `each` hears of every fact as it is written (for progress)."""
+        outcomes = []
         with self._write() as tx:
-            return [facts.assert_fact(tx, item, override_forgotten=override_forgotten) for item in items]
+            for item in items:
+                outcomes.append(facts.assert_fact(tx, item, override_forgotten=override_forgotten))
+                if each is not None:
+                    each(outcomes[-1])
+        return outcomes
 
     def describe(self, name: str, description: str) -> str:
         with self._write() as tx:

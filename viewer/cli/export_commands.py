@@ -16,6 +16,7 @@ from memlens.store.snapshot_load import load_into
 from memlens.viewer import regeneration
 
 from .options import dataset_options, emit, note, open_memory
+from .progress import Progress
 
 FORMATS = ("json", "html", "site", "graphml", "gexf")
 
@@ -104,9 +105,14 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
     """
     if out == "-" and fmt != "json":
         raise click.UsageError("only --format json can be written to standard output")
-    snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset)
     path = Path(out)
-    write_format(snapshot, fmt, path, show_superseded=show_superseded)
+    with Progress(2, enabled=not as_json) as progress:
+        progress.stage("reading the store")
+        snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset)
+        progress.advance()
+        progress.stage(f"writing {fmt}")
+        write_format(snapshot, fmt, path, show_superseded=show_superseded)
+        progress.advance()
     if out == "-":
         return
     emit(as_json, {"format": fmt, "path": str(path), "hash": snapshot["hash"], "stats": snapshot["stats"]},
@@ -141,11 +147,16 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
             path = Path(out) if out else default_report(memory.name)
             done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
     else:
-        snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset)
-        path = Path(out) if out else default_report(name)
-        unchanged = if_changed and regeneration.bundle_hash(path, "html") == snapshot["hash"]
-        if not unchanged:
-            write_format(snapshot, "html", path, show_superseded=show_superseded)
+        with Progress(2, enabled=not as_json) as progress:
+            progress.stage("reading the store")
+            snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset)
+            progress.advance()
+            path = Path(out) if out else default_report(name)
+            unchanged = if_changed and regeneration.bundle_hash(path, "html") == snapshot["hash"]
+            if not unchanged:
+                progress.stage("writing the report")
+                write_format(snapshot, "html", path, show_superseded=show_superseded)
+            progress.advance()
         done = regeneration.Regeneration(regeneration.Bundle(str(path), "html"), not unchanged, snapshot["hash"])
     emit(as_json, {"path": str(path), "hash": done.hash, "written": done.written},
          str(path) if done.written else f"unchanged: {path}")
@@ -174,9 +185,13 @@ def import_command(source, source_path, deleted_text, db, dataset, as_json):
       memlens import --from memoose -d from-memoose
       memlens import --from memware ~/.memware/memware.db --db imported.sqlite
     """
-    snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
-    with open_memory(db, dataset) as memory:
+    with Progress(2, enabled=not as_json) as progress, open_memory(db, dataset) as memory:
+        progress.stage(f"reading the {source} store")
+        snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
+        progress.advance()
+        progress.stage(f"writing {memory.name}")
         counts = load_into(memory, snapshot, source=source)
+        progress.advance()
         name = memory.name
     emit(as_json, dict(counts, dataset=name),
          f"imported {source} into {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if isinstance(v, int)))

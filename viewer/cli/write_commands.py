@@ -10,6 +10,7 @@ from memlens.store.triples import parse_jsonl, parse_triple
 
 from .formatting import fact_line
 from .options import actor_option, dataset_options, emit, open_memory
+from .progress import Progress
 
 
 @click.command()
@@ -48,8 +49,9 @@ def remember(facts, from_stdin, valid_from, valid_to, evidence, description, ove
             parse_triple(text, description=description, evidence=tuple(evidence), valid_from=valid_from, valid_to=valid_to)
             for text in facts
         ]
-    with open_memory(db, dataset, actor) as memory:
-        outcomes = memory.remember(items, override_forgotten=override)
+    with open_memory(db, dataset, actor) as memory, Progress(len(items), enabled=not as_json) as progress:
+        progress.stage(f"remembering {len(items)} facts")
+        outcomes = memory.remember(items, override_forgotten=override, each=lambda _: progress.advance())
         views = [memory.fact(o.fact_id) for o in outcomes]
 
     def text() -> None:
