@@ -8,6 +8,7 @@ snapshots are internally consistent (record times, history, contradictions, stat
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import random
@@ -371,6 +372,42 @@ def project_ids() -> ProjectIds:
     return build_project()[1]
 
 
+@dataclass(frozen=True)
+class ProjectChanges:
+    """The project before and after a few more writes, and `snapshot_diff.diff` between them."""
+
+    old: dict[str, Any]
+    new: dict[str, Any]
+    changes: dict[str, Any]
+    added_fact: str
+    superseded_fact: str
+    forgotten_fact: str
+    forgotten_texts: tuple[str, ...]   # what the forgotten fact said: must appear nowhere new
+    added_entity: str
+
+
+def changed_project() -> ProjectChanges:
+    """One fact added (with a new entity), one superseded, one forgotten since the project snapshot."""
+    from memlens.store.snapshot_diff import diff
+
+    b, ids = build_project()
+    old = copy.deepcopy(b.build())
+    payments, redis = entity_id("payments-api"), entity_id("Redis")
+    ledger, platform = entity_id("ledger-service"), entity_id("Platform Team")
+    kafka = b.entity("Kafka", "Library", "Event log the ledger publishes to.")
+    added = b.assert_fact(ledger, "uses", kafka, description="ledger publishes entries to Kafka",
+                          evidence=["repo://ledger/publish.py#L12"])
+    old_owner = fact_id(ledger, "owned_by", entity_id("Payments Team"))
+    new_owner = b.assert_fact(ledger, "owned_by", platform, evidence=["repo://OWNERS#L9"], valid_from="2026-02-01")
+    b.supersede(old_owner, new_owner, "the ledger moved to the platform team")
+    forgotten = fact_id(payments, "uses", redis)
+    b.forget(forgotten)
+    new = b.build()
+    return ProjectChanges(old=old, new=new, changes=diff(old, new), added_fact=added, superseded_fact=old_owner,
+                          forgotten_fact=forgotten, forgotten_texts=("repo://payments/ratelimit.py#L5",),
+                          added_entity=kafka)
+
+
 HOSTILE_PAYLOADS = (
     "</script><script>alert(1)</script>",
     "<img src=x onerror=alert(1)>",
@@ -561,14 +598,18 @@ class OpenedReport:
 
 
 def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: int = 1280,
-                height: int = 800) -> OpenedReport:
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme)
+                height: int = 800, fragment: str = "", url: str | None = None,
+                wait_for_graph: bool = True, javascript: bool = True) -> OpenedReport:
+    """Opens `path` (or `url`) with every request outside its own origin aborted and recorded."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme,
+                                  java_script_enabled=javascript)
     page = context.new_page()
-    url = "file://" + str(path)
+    url = (url or "file://" + str(path)) + fragment
+    allowed = "file:" if url.startswith("file:") else url.split("/", 3)[0] + "//" + url.split("/", 3)[2] + "/"
     opened = OpenedReport(page=page, context=context, url=url)
 
     def route(route: Any) -> None:
-        if route.request.url.startswith("file:"):
+        if route.request.url.startswith(allowed):
             route.continue_()
         else:
             route.abort()
@@ -586,6 +627,7 @@ def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: 
     page.on("dialog", on_dialog)
     page.add_init_script(VIOLATION_RECORDER)
     page.goto(url)
-    # a function, not an expression: Playwright evals expressions in the page, which the CSP refuses
-    page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=15_000)
+    if wait_for_graph:
+        # a function, not an expression: Playwright evals expressions in the page, which the CSP refuses
+        page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=15_000)
     return opened

@@ -1,0 +1,94 @@
+"""The report's "changes since the last snapshot" panel, and what it embeds for the next diff."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from viewer_fixtures import changed_project, parse_page, project_snapshot
+
+from memlens.store.snapshot_diff import diff, digest
+from memlens.viewer import regeneration
+from memlens.viewer.bundle import write_report
+from memlens.viewer.changes import ChangesFormatError
+from memlens.viewer.report import render_report
+
+
+@pytest.fixture(scope="module")
+def changed():
+    return changed_project()
+
+
+@pytest.fixture(scope="module")
+def changed_html(changed) -> str:
+    return render_report(changed.new, changes=changed.changes)
+
+
+def test_the_hash_meta_is_in_the_first_4_kb(changed_html, changed):
+    head = changed_html.encode("utf-8")[:4096].decode("utf-8", "ignore")
+    assert f'<meta name="memlens-snapshot-hash" content="{changed.new["hash"]}">' in head
+    [meta] = parse_page(changed_html).find_all("meta", name="memlens-snapshot-hash")
+    assert meta.attrs["content"] == changed.new["hash"]
+
+
+def test_the_digest_block_holds_what_the_next_diff_needs(changed_html, changed):
+    page = parse_page(changed_html)
+    block = page.by_id("memlens-digest")
+    assert block.tag == "script" and block.attrs["type"] == "application/json"
+    assert json.loads(block.text) == digest(changed.new)
+    assert "carol's private note" not in block.text  # a digest carries no text at all
+
+
+def test_regeneration_reads_the_digest_back_and_diffs_against_it(tmp_path, changed):
+    path = write_report(changed.old, tmp_path / "report.html")
+    previous = regeneration.previous_state(path, "html")
+    assert previous == digest(changed.old)
+    assert diff(previous, changed.new) == changed.changes
+
+
+def test_the_changes_panel_counts_and_lists_what_changed(changed_html, changed):
+    page = parse_page(changed_html)
+    panel = page.by_id("panel-changes")
+    assert panel.attrs["role"] == "tabpanel" and page.by_id("tab-changes").attrs["href"] == "#panel-changes"
+    text = " ".join(page.text.split())
+    since = changed.old["generated_at"][:16].replace("T", " ")
+    assert f"Changes since {since} UTC" in text
+    assert re.search(r"added 2 superseded 1 restored 0 .*forgotten 1 new entities 1", text)
+    assert f"5 changes since {since} UTC" in text  # the banner: 2 + 1 + 1 + 1
+    items = {e.attrs["data-change-id"] for e in page.find_all("li") if "data-change-id" in e.attrs}
+    assert {changed.added_fact, changed.superseded_fact, changed.forgotten_fact, changed.added_entity} <= items
+    links = {e.attrs["data-ref-id"]: e.attrs["href"] for e in page.find_all("a") if "data-ref-id" in e.attrs}
+    assert links[changed.added_fact] == f"#fact={changed.added_fact}"
+    assert links[changed.added_entity] == f"#entity={changed.added_entity}"
+    assert "ledger-service owned_by Payments Team by ledger-service owned_by Platform Team" in text
+
+
+def test_forgotten_items_show_their_id_and_nothing_they_said(changed_html, changed):
+    text = " ".join(parse_page(changed_html).text.split())
+    assert f"forgotten fact {changed.forgotten_fact[:8]}" in text
+    for said in changed.forgotten_texts:
+        assert said in json.dumps(changed.old)  # it was there before...
+        assert said not in changed_html         # ...and is nowhere now
+
+
+def test_without_changes_nothing_of_the_kind_is_shown():
+    page = parse_page(render_report(project_snapshot()))
+    ids = {e.attrs.get("id") for e in page.elements}
+    assert "panel-graph" in ids and "tab-maintenance" in ids
+    assert not ids & {"panel-changes", "tab-changes"}
+    assert "changes since" not in page.text.lower()
+    assert not page.find_all("p", **{"class": "changes-banner"})
+
+
+def test_changes_that_are_not_a_diff_are_a_clear_error():
+    with pytest.raises(ChangesFormatError, match="snapshot_diff.diff"):
+        render_report(project_snapshot(), changes={"added": 3})
+    assert render_report(project_snapshot(), changes=diff(project_snapshot(), project_snapshot()))
+
+
+def test_an_empty_diff_says_nothing_changed():
+    snapshot = project_snapshot()
+    page = parse_page(render_report(snapshot, changes=diff(snapshot, snapshot)))
+    assert page.by_id("panel-changes")
+    assert "Nothing changed." in page.text
