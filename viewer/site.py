@@ -130,7 +130,7 @@ class SiteBuild:
         self.items = SiteItems(snapshot, self.builder, self.pages, owners, entities="../entities/", root="../",
                                anchors=True)
         self.top_items = SiteItems(snapshot, self.builder, self.pages, owners, entities="entities/", root="",
-                                   anchors=False)
+                                   anchors=False, contested_boxes=False)
         self.escape = MemoEscape()
         self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
         self.types = sorted({e["type"] for e in snapshot["entities"]} | set(snapshot.get("ontology", {}).get("types", [])))
@@ -211,8 +211,9 @@ class SiteBuild:
     # -- entities -----------------------------------------------------------------------------
     def entities_page(self) -> str:
         facts_of, rows = self.builder.facts_of, []
-        live = [e for e in self.snapshot["entities"] if e.get("merged_into") is None]
-        merged = [e for e in self.snapshot["entities"] if e.get("merged_into") is not None]
+        by_name = sorted(self.snapshot["entities"], key=lambda e: (str(e.get("name") or "").casefold(), e["id"]))
+        live = [e for e in by_name if e.get("merged_into") is None]
+        merged = [e for e in by_name if e.get("merged_into") is not None]
         for entity in live + merged:
             facts = facts_of(entity["id"])
             current = sum(1 for f in facts if f.get("status") == "current")
@@ -324,7 +325,7 @@ class SiteBuild:
         resolved = [c for c in self.snapshot.get("contradictions", []) if c.get("resolved_at") is not None]
         rows = []
         for c in resolved[:RESOLVED_LIMIT]:
-            facts = ", ".join(items.fact_ref(f) for f in c.get("facts", []))
+            facts = " ".join(items.fact_ref(f) for f in c.get("facts", []))
             why = h(c.get("resolution") or "") + (f' <span class="muted">{h(c["resolution_reason"])}</span>'
                                                      if c.get("resolution_reason") else "")
             rows.append(f'<tr><td class="refs">{facts}</td><td>{h(c.get("reason"))}</td><td>{why}</td>'

@@ -46,13 +46,15 @@ class SiteItems:
     """
 
     def __init__(self, snapshot: dict[str, Any], builder: TimelineBuilder, pages: dict[str, str],
-                 owners: dict[str, str], *, entities: str, root: str, anchors: bool) -> None:
+                 owners: dict[str, str], *, entities: str, root: str, anchors: bool,
+                 contested_boxes: bool = True) -> None:
         self.builder = builder
         self.pages = pages          # entity id -> file name in entities/
         self.owners = owners        # fact id -> entity whose page holds the fact's card
         self.entities = entities
         self.root = root
         self.anchors = anchors      # cards carry id="fact-<id>" (on entity pages, where links land)
+        self.contested_boxes = contested_boxes  # off where the page states the contradiction itself
         self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
         self._text: dict[str, str] = {}
         self._entity_refs: dict[str | None, str] = {}
@@ -160,7 +162,7 @@ class SiteItems:
         parts.append(f'<a class="fact-id" href="{h(self.graph_href("fact", fid))}">{h(fid[:8])}</a></p>')
         if fact.get("description"):
             parts.append(f'<p class="fact-description">{h(fact["description"])}</p>')
-        if contested:
+        if contested and self.contested_boxes:
             parts.extend(self._contested_box(fact, c) for c in self._open_contradictions(fact))
         if status in ("superseded", "retracted"):
             parts.append(self._retired_box(fact, status))
