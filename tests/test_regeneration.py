@@ -62,3 +62,34 @@ def test_removing_an_unknown_bundle_is_a_clear_error(cli, tmp_path):
     assert result.exit_code == 1 and "no bundle" in result.output
     assert cli("bundles", "add", str(tmp_path / "x.html")).exit_code == 0
     assert cli("bundles", "remove", str(tmp_path / "x.html")).exit_code == 0
+
+
+def test_a_regenerated_report_and_site_show_the_changes_since_the_last_snapshot(cli, tmp_path):
+    from html.parser import HTMLParser
+
+    store, report, site = tmp_path / "m.sqlite", tmp_path / "r.html", tmp_path / "site"
+    cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
+    cli("bundles", "add", str(report), "--db", str(store))
+    cli("bundles", "add", str(site), "--format", "site", "--db", str(store))
+    assert cli("maintain", "--db", str(store)).exit_code == 0
+    assert (site / "manifest.json").exists()
+    first_digest = regeneration.previous_state(report, "html")
+    assert first_digest and first_digest["format"] == "memlens-digest/1"
+
+    cli("remember", "--db", str(store), "a --knows--> newcomer:Person", "-e", "y")
+    assert cli("maintain", "--db", str(store)).exit_code == 0
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.chunks: list[str] = []
+
+        def handle_data(self, data: str) -> None:
+            self.chunks.append(data)
+
+    page = Text()
+    page.feed(report.read_text())
+    text = " ".join(page.chunks)
+    assert "Changes since" in text and "newcomer" in text
+    assert json.loads((site / "manifest.json").read_text())["hash"] == json.loads(
+        cli("stats", "--db", str(store), "--json").stdout)["hash"]

@@ -144,15 +144,14 @@ def regenerate(memory: "Memory", bundle: Bundle, *, force: bool = False) -> Rege
 
 def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
                  show_superseded: bool = False) -> None:
-    extra = {"changes": changes} if changes else {}  # TODO(site): pass always once the writers take it
     if fmt == "site":
         from memlens.viewer.site import write_site
 
-        write_site(snapshot, path, **extra)
+        write_site(snapshot, path, changes=changes)
     else:
         from memlens.viewer.bundle import write_report
 
-        write_report(snapshot, path, show_superseded=show_superseded, **extra)
+        write_report(snapshot, path, show_superseded=show_superseded, changes=changes)
 
 
 def after_maintenance(memory: "Memory") -> str:
