@@ -241,13 +241,22 @@ class SiteItems:
         return rows
 
     # -- ledger -------------------------------------------------------------------------------
+    def _shown_refs(self, refs: Any) -> list[str]:
+        """A row's references, less entities that a fact of the same row already names (an assert
+        row refers to the fact and both its ends; the fact's label says all three)."""
+        refs = [str(r) for r in refs]
+        facts = self.builder.facts
+        named = {end for r in refs if r in facts for end in (facts[r].get("subject"), facts[r].get("object"))
+                 if facts[r].get("relation") is not None}
+        return [r for r in refs if r not in named or r in facts]
+
     def ledger_row(self, index: int, row: dict[str, Any]) -> str:
         try:
             return self._ledger[index]
         except KeyError:
             t = self.t
             action = t(row.get("action") or "")
-            refs = " ".join(self.any_ref(str(r)) for r in row.get("refs") or ())
+            refs = " ".join(self.any_ref(r) for r in self._shown_refs(row.get("refs") or ()))
             html = (f'<tr><td class="num">{t(row.get("seq"))}</td><td class="time">{t(short_record_time(row.get("at")))}</td>'
                     f'<td class="actor">{t(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
                     f'<td class="refs">{refs}</td></tr>')

@@ -12,6 +12,7 @@ import heapq
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import Any, Iterable, NamedTuple
 
 from .palette import type_color
@@ -26,7 +27,8 @@ TOP = 8
 AXIS_HEIGHT = 26
 MAX_ROWS = 40
 MAX_FUNCTIONAL_TIMELINES = 200
-MAX_ENTITY_TIMELINES = 150
+MAX_SINGLE_VALUE_KEYS = 30     # a key with one value has no history to show; a few give the picture
+MAX_ENTITY_TIMELINES = 100
 MARKER_KINDS = ("asserted", "superseded", "retracted", "contested", "reasserted", "forgotten")
 MARKER_ORDER = {kind: i for i, kind in enumerate(MARKER_KINDS)}
 
@@ -81,6 +83,24 @@ class Timeline:
 Event = tuple[float, str, str]   # (day, marker kind, title)
 
 
+class _FactLine:
+    """What a timeline row needs of a fact, worked out once per fact (it sits on two timelines)."""
+
+    __slots__ = ("fact_id", "status", "contested", "valid_from", "valid_to", "validity", "events", "color", "days")
+
+    def __init__(self, fact: dict[str, Any], valid_from: float | None, valid_to: float | None,
+                 events: list[Event], color: str) -> None:
+        self.fact_id = fact["id"]
+        self.status = fact.get("status", "")
+        self.contested = bool(fact.get("contested"))
+        self.valid_from, self.valid_to = valid_from, valid_to
+        self.validity = f"valid {fact.get('valid_from') or '?'} \u2192 {fact.get('valid_to') or 'open'}"
+        self.events = events
+        self.color = color
+        # every day the row puts on the axis, for the timeline's range
+        self.days = [d for d in (valid_from, valid_to) if d is not None] + [e[0] for e in events]
+
+
 class TimelineBuilder:
     """Turns a snapshot into timeline models; one instance per snapshot (it keeps lookups, and
     each fact's bar span and markers once worked out, since a fact sits on two entities' timelines)."""
@@ -98,7 +118,7 @@ class TimelineBuilder:
             if row.get("action") == "reassert" and row.get("refs"):
                 self.reassertions_of[row["refs"][0]].append(row["at"])
         self._days: dict[str | None, float | None] = {None: None}
-        self._prepared: dict[str, tuple[float | None, float | None, list[Event], str]] = {}
+        self._prepared: dict[str, _FactLine] = {}
         self._facts_of: dict[str, list[dict[str, Any]]] | None = None
         self.end_of_time = self.day(snapshot.get("generated_at")) or 0.0
 
@@ -137,13 +157,13 @@ class TimelineBuilder:
     # -- events ---------------------------------------------------------------------------
     def markers_of(self, fact: dict[str, Any]) -> list[Event]:
         """Record-time events of a fact as (day, kind, title)."""
-        return self._prepare(fact)[2]
+        return self._prepare(fact).events
 
     def bar_span(self, fact: dict[str, Any]) -> tuple[float | None, float | None]:
-        prepared = self._prepare(fact)
-        return prepared[0], prepared[1]
+        line = self._prepare(fact)
+        return line.valid_from, line.valid_to
 
-    def _prepare(self, fact: dict[str, Any]) -> tuple[float | None, float | None, list[Event], str]:
+    def _prepare(self, fact: dict[str, Any]) -> _FactLine:
         try:
             return self._prepared[fact["id"]]
         except KeyError:
@@ -169,9 +189,9 @@ class TimelineBuilder:
         if len(events) > 1:
             events.sort(key=lambda e: (e[0], MARKER_ORDER[e[1]]))
         color = type_color(self.entities.get(fact.get("object") or "", {}).get("type", ""))
-        prepared = (self.day(fact.get("valid_from")), self.day(fact.get("valid_to")), events, color)
-        self._prepared[fact["id"]] = prepared
-        return prepared
+        line = _FactLine(fact, self.day(fact.get("valid_from")), self.day(fact.get("valid_to")), events, color)
+        self._prepared[fact["id"]] = line
+        return line
 
     # -- assembly -------------------------------------------------------------------------
     def build(self, anchor: str, title: str, subtitle: str, rows: list[tuple[str, dict[str, Any]]],
@@ -181,28 +201,31 @@ class TimelineBuilder:
         if len(rows) > MAX_ROWS:
             hidden += len(rows) - MAX_ROWS
             rows = rows[-MAX_ROWS:]
-        prepared = [self._prepare(fact) for _, fact in rows]
-        days = [d for valid_from, valid_to, _, _ in prepared for d in (valid_from, valid_to) if d is not None]
-        days += [event[0] for _, _, events, _ in prepared for event in events]
+        lines = [self._prepare(fact) for _, fact in rows]
+        days = [day for line in lines for day in line.days]
         days.append(self.end_of_time)
         start, end = _padded_range(min(days), max(days))
         scale = (PLOT_RIGHT - PLOT_LEFT) / (end - start)
+        offset = PLOT_LEFT - start * scale  # x = offset + day * scale
 
         def x_of(day: float) -> float:
-            return round(PLOT_LEFT + (day - start) * scale, 1)
+            return round(offset + day * scale, 1)
 
         built: list[Row] = []
-        for index, ((label, fact), (valid_from, valid_to, events, color)) in enumerate(zip(rows, prepared)):
-            status = fact.get("status", "")
+        y = TOP
+        for (label, _), line in zip(rows, lines):
+            status = line.status
             bar = None
             if status != "forgotten":
-                left = x_of(valid_from) if valid_from is not None else float(PLOT_LEFT)
-                right = x_of(valid_to) if valid_to is not None else float(PLOT_RIGHT)
-                bar = Bar(left, round(max(right - left, 2.0), 1), status, color, valid_from is None, valid_to is None)
-            markers = [Marker(x_of(day), kind, text) for day, kind, text in events]
-            validity = f"valid {fact.get('valid_from') or '?'} \u2192 {fact.get('valid_to') or 'open'}"
-            built.append(Row(TOP + index * ROW_HEIGHT, _clip(label, 30), f"{label} ({status}; {validity})",
-                             fact["id"], status, bool(fact.get("contested")), bar, markers))
+                valid_from, valid_to = line.valid_from, line.valid_to
+                left = round(offset + valid_from * scale, 1) if valid_from is not None else float(PLOT_LEFT)
+                right = round(offset + valid_to * scale, 1) if valid_to is not None else float(PLOT_RIGHT)
+                bar = Bar(left, round(max(right - left, 2.0), 1), status, line.color, valid_from is None,
+                          valid_to is None)
+            markers = [Marker(round(offset + day * scale, 1), kind, text) for day, kind, text in line.events]
+            built.append(Row(y, _clip(label, 30), f"{label} ({status}; {line.validity})", line.fact_id, status,
+                             line.contested, bar, markers))
+            y += ROW_HEIGHT
         height = TOP + len(built) * ROW_HEIGHT + AXIS_HEIGHT
         return Timeline(anchor=anchor, title=title, subtitle=subtitle, rows=built,
                         ticks=_ticks(start, end, x_of), start_day=round(start, 3), end_day=round(end, 3),
@@ -219,8 +242,15 @@ def _padded_range(low: float, high: float) -> tuple[float, float]:
 
 
 def _ticks(start: float, end: float, x_of) -> list[Tick]:
-    first, last = from_day_number(start), from_day_number(end)
-    span_days = end - start
+    return [Tick(x=x_of(day), label=label) for day, label in _tick_marks(int(start // 1), int(end // 1))]
+
+
+@lru_cache(maxsize=4096)
+def _tick_marks(first_day: int, last_day: int) -> tuple[tuple[float, str], ...]:
+    """(day, label) of the month starts between two days, every 1, 3, 6 or 12 months by the span;
+    remembered, as most timelines of one store span the same months."""
+    first, last = from_day_number(first_day), from_day_number(last_day)
+    span_days = last_day - first_day
     if span_days > 3 * 365:
         step_months = 12
     elif span_days > 365:
@@ -230,17 +260,16 @@ def _ticks(start: float, end: float, x_of) -> list[Tick]:
     else:
         step_months = 1
     months = first.year * 12 + first.month - 1 + 1
-    ticks: list[Tick] = []
+    marks: list[tuple[float, str]] = []
     while True:
         moment = date(months // 12, months % 12 + 1, 1)
         if moment > last:
             break
         if (moment.month - 1) % step_months == 0:
             day = float((moment - date(1970, 1, 1)).days)
-            label = str(moment.year) if step_months == 12 else moment.strftime("%Y-%m")
-            ticks.append(Tick(x=x_of(day), label=label))
+            marks.append((day, str(moment.year) if step_months == 12 else moment.strftime("%Y-%m")))
         months += 1
-    return ticks
+    return tuple(marks)
 
 
 def _value_order(fact: dict[str, Any]) -> tuple[str, str, str]:
@@ -248,13 +277,15 @@ def _value_order(fact: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def functional_timelines(builder: TimelineBuilder) -> tuple[list[Timeline], int]:
-    """One timeline per subject+functional relation; keys with history first. Returns (shown, omitted)."""
+    """One timeline per subject+functional relation: every key with history (up to the limit), then a
+    few keys with a single value. Returns (shown, omitted)."""
     keys: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for fact in builder.snapshot["facts"]:
         if fact.get("functional") and fact.get("status") != "forgotten" and fact.get("subject"):
             keys[(fact["subject"], fact["relation"])].append(fact)
     ordered = sorted(keys.items(), key=lambda item: (-len(item[1]), builder.name(item[0][0]), item[0][1]))
-    chosen = ordered[:MAX_FUNCTIONAL_TIMELINES]
+    with_history = sum(1 for _, facts in ordered if len(facts) > 1)
+    chosen = ordered[:min(MAX_FUNCTIONAL_TIMELINES, with_history + MAX_SINGLE_VALUE_KEYS)]
     chosen.sort(key=lambda item: (builder.name(item[0][0]), item[0][1], item[0][0]))
     timelines = []
     for (subject, relation), facts in chosen:
