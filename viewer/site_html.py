@@ -245,6 +245,8 @@ class SiteItems:
         """A row's references, less entities that a fact of the same row already names (an assert
         row refers to the fact and both its ends; the fact's label says all three)."""
         refs = [str(r) for r in refs]
+        if len(refs) < 2:
+            return refs
         facts = self.builder.facts
         named = {end for r in refs if r in facts for end in (facts[r].get("subject"), facts[r].get("object"))
                  if facts[r].get("relation") is not None}
@@ -257,7 +259,9 @@ class SiteItems:
             t = self.t
             action = t(row.get("action") or "")
             refs = " ".join(self.any_ref(r) for r in self._shown_refs(row.get("refs") or ()))
-            html = (f'<tr><td class="num">{t(row.get("seq"))}</td><td class="time">{t(short_record_time(row.get("at")))}</td>'
+            seq = row.get("seq")
+            html = (f'<tr><td class="num">{seq if type(seq) is int else h(seq)}</td>'
+                    f'<td class="time">{t(short_record_time(row.get("at")))}</td>'
                     f'<td class="actor">{t(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
                     f'<td class="refs">{refs}</td></tr>')
             self._ledger[index] = html

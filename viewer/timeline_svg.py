@@ -35,26 +35,32 @@ class MemoEscape:
             return escaped
 
 
-# Each marker is one shape holding its tooltip: (x, y, class, title) -> markup.
+# Each marker is one shape holding its tooltip, drawn at (x, y).
 _MARKER_SHAPES = {
-    "asserted": lambda x, y, c, t: f'<circle class="{c}" cx="{x}" cy="{y}" r="3.5">{t}</circle>',
-    "superseded": lambda x, y, c, t: f'<path class="{c}" d="M{x} {y - 4.5}l4.5 4.5l-4.5 4.5l-4.5 -4.5z">{t}</path>',
-    "retracted": lambda x, y, c, t: f'<path class="{c}" d="M{round(x - 3.5, 1)} {y - 3.5}l7 7m0 -7l-7 7">{t}</path>',
-    "contested": lambda x, y, c, t: f'<path class="{c}" d="M{x} {y - 5}l4.8 8.5h-9.6z">{t}</path>',
-    "forgotten": lambda x, y, c, t: f'<rect class="{c}" x="{round(x - 3.5, 1)}" y="{y - 3.5}" width="7" height="7">{t}</rect>',
+    "asserted": '<circle class="tl-m tl-m-asserted" cx="{x}" cy="{y}" r="3.5"><title>{t}</title></circle>',
+    "superseded": '<path class="tl-m tl-m-superseded" d="M{x} {top}l4.5 4.5l-4.5 4.5l-4.5 -4.5z"><title>{t}</title></path>',
+    "retracted": '<path class="tl-m tl-m-retracted" d="M{left} {corner}l7 7m0 -7l-7 7"><title>{t}</title></path>',
+    "contested": '<path class="tl-m tl-m-contested" d="M{x} {peak}l4.8 8.5h-9.6z"><title>{t}</title></path>',
+    "forgotten": '<rect class="tl-m tl-m-forgotten" x="{left}" y="{corner}" width="7" height="7"><title>{t}</title></rect>',
+    "reasserted": '<circle class="tl-m tl-m-reasserted" cx="{x}" cy="{y}" r="3"><title>{t}</title></circle>',
 }
 
 
-def _reasserted(x: float, y: float, c: str, t: str) -> str:
-    return f'<circle class="{c}" cx="{x}" cy="{y}" r="3">{t}</circle>'
+def _marker(kind: str, x: float, y: int, title: str) -> str:
+    shape = _MARKER_SHAPES.get(kind, _MARKER_SHAPES["reasserted"])
+    return shape.format(x=x, y=y, top=y - 4.5, peak=y - 5, left=round(x - 3.5, 1), corner=y - 3.5, t=title)
 
 
 def timeline_svg(timeline: Timeline, esc: Escape = _escape) -> Markup:
-    """The `<svg>` element of one timeline: axis, one row per fact, and the valid-time cursor."""
+    """The `<svg>` element of one timeline: axis, one row per fact, and the valid-time cursor.
+
+    `esc` escapes the strings that repeat (statuses, ids, colours, marker titles); a row's own
+    label and title are escaped directly.
+    """
     t = timeline
     axis_y = t.height - 22
     out = [f'<svg class="timeline-svg" viewBox="0 0 {WIDTH} {t.height}" preserveAspectRatio="xMinYMin meet" '
-           f'role="img" aria-label="Timeline of {esc(t.title)}" data-start="{t.start_day}" '
+           f'role="img" aria-label="Timeline of {_escape(t.title)}" data-start="{t.start_day}" '
            f'data-end="{t.end_day}" data-plot-left="{PLOT_LEFT}" data-plot-right="{PLOT_RIGHT}">\n<g class="tl-axis">']
     for tick in t.ticks:
         x = tick.x
@@ -63,22 +69,20 @@ def timeline_svg(timeline: Timeline, esc: Escape = _escape) -> Markup:
     out.append(f'<line class="tl-baseline" x1="{PLOT_LEFT}" x2="{PLOT_RIGHT}" y1="{axis_y}" y2="{axis_y}"/></g>\n')
     for row in t.rows:
         y = row.y
-        contested = " tl-is-contested" if row.contested else ""
-        out.append(f'<g class="tl-row tl-{esc(row.status)}{contested}" data-fact="{esc(row.fact_id)}">'
-                   f'<title>{esc(row.title)}</title><text class="tl-label" x="200" y="{y + 14}">{esc(row.label)}</text>')
+        parts = [f'<g class="tl-row tl-{esc(row.status)}{" tl-is-contested" if row.contested else ""}" '
+                 f'data-fact="{esc(row.fact_id)}"><title>{_escape(row.title)}</title>'
+                 f'<text class="tl-label" x="200" y="{y + 14}">{_escape(row.label)}</text>']
         bar = row.bar
         if bar is not None:
             color, x = esc(bar.color), bar.x
-            out.append(f'<rect class="tl-bar" x="{x}" y="{y + 4}" width="{bar.width}" height="13" rx="3" fill="{color}"/>')
+            parts.append(f'<rect class="tl-bar" x="{x}" y="{y + 4}" width="{bar.width}" height="13" rx="3" fill="{color}"/>')
             if bar.open_end:
-                out.append(f'<path class="tl-open" d="M{round(bar.x + bar.width, 1)} {y + 4}l6 6.5l-6 6.5z" fill="{color}"/>')
+                parts.append(f'<path class="tl-open" d="M{round(x + bar.width, 1)} {y + 4}l6 6.5l-6 6.5z" fill="{color}"/>')
             if bar.open_start:
-                out.append(f'<path class="tl-open-start" d="M{x} {y + 2}v17"/>')
+                parts.append(f'<path class="tl-open-start" d="M{x} {y + 2}v17"/>')
         marker_y = y + 25
-        for marker in row.markers:
-            kind = esc(marker.kind)
-            draw = _MARKER_SHAPES.get(marker.kind, _reasserted)
-            out.append(draw(marker.x, marker_y, f"tl-m tl-m-{kind}", f"<title>{esc(marker.title)}</title>"))
-        out.append("</g>\n")
+        parts.extend(_marker(m.kind, m.x, marker_y, esc(m.title)) for m in row.markers)
+        parts.append("</g>\n")
+        out.append("".join(parts))
     out.append(f'<line class="tl-cursor" x1="-10" x2="-10" y1="0" y2="{axis_y}"/></svg>')
     return Markup("".join(out))
