@@ -190,7 +190,8 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     layout = layout or compute_layout(link_graph(snapshot))
     builder = builder or TimelineBuilder(snapshot)
     functional, functional_omitted = functional_timelines(builder)
-    per_entity, entity_omitted = entity_timelines(builder, layout.ranking)
+    # a site draws every entity's timeline on the entity's own page
+    per_entity, entity_omitted = ([], 0) if site else entity_timelines(builder, layout.ranking)
     links: Links = site.links if site else ReportLinks(builder.entities, builder.facts)
     data = page_data(snapshot, layout, show_superseded=show_superseded,
                      entity_pages=site.entity_pages if site else None)
