@@ -124,8 +124,8 @@ class SiteBuild:
                     break
         self.top = SiteLinks(self.pages, owners, root="")
         self.nested = self.top.relative_to("../")
-        # one renderer per folder the links start from
-        # entity pages and ledger pages share one: their links both start one folder down
+        # one item renderer per folder the links start from: entities/ and ledger/ share the
+        # nested one (both one folder down), the top-level pages have theirs
         self.items = SiteItems(snapshot, self.builder, self.pages, owners, entities="../entities/", root="../",
                                anchors=True)
         self.top_items = SiteItems(snapshot, self.builder, self.pages, owners, entities="entities/", root="",
