@@ -92,3 +92,27 @@ def test_an_empty_diff_says_nothing_changed():
     page = parse_page(render_report(snapshot, changes=diff(snapshot, snapshot)))
     assert page.by_id("panel-changes")
     assert "Nothing changed." in page.text
+
+
+def test_hostile_names_in_the_changes_are_shown_as_text(tmp_path):
+    from viewer_fixtures import HOSTILE_PAYLOADS, hostile_snapshot
+
+    from memlens.viewer.site import write_site
+
+    snapshot = hostile_snapshot()
+    empty = {**snapshot, "facts": [], "entities": [], "hash": "sha256:0", "generated_at": "2026-01-01T00:00:00.000000Z"}
+    changes = diff(empty, snapshot)
+    assert changes["counts"]["facts_added"] == 4 and changes["counts"]["entities_added"] == 3
+    pages = [render_report(snapshot, changes=changes),
+             (write_site(snapshot, tmp_path / "site", changes=changes) / "changes.html").read_text(encoding="utf-8")]
+    for html, inline_scripts in zip(pages, (2, 0)):  # the report inlines vis-network and ours; the site none
+        page = parse_page(html)
+        assert page.find_all("img") == []
+        scripts = page.find_all("script")
+        code = [s for s in scripts if "src" not in s.attrs and s.attrs.get("type") != "application/json"]
+        assert len(code) == inline_scripts and scripts
+        listed = " ".join(page.text.split())
+        assert "Entities added 3" in listed
+        for payload in HOSTILE_PAYLOADS:
+            if "\u2028" not in payload:
+                assert payload in page.text, payload
