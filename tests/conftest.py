@@ -1,6 +1,7 @@
 """Shared fixtures: a store with a controllable clock, and the CLI run in-process."""
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from click.testing import CliRunner
 
 from memlens.store.memory import Memory
 from memlens.viewer.cli import main
+from viewer_fixtures import CHROMIUM, CHROMIUM_ARGS
 
 
 class StepClock:
@@ -45,3 +47,16 @@ def cli(home: Path):
         return runner.invoke(main, list(args), input=input, catch_exceptions=False)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Debian chromium for the whole run, driven by Playwright; never a downloaded browser."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()

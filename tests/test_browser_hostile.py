@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from viewer_fixtures import (CHROMIUM, CHROMIUM_ARGS, HOSTILE_PAYLOADS, hostile_snapshot, open_report)
+from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, open_report)
 
 from memlens.viewer.bundle import write_report
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")

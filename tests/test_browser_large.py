@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from viewer_fixtures import CHROMIUM, CHROMIUM_ARGS, large_snapshot, open_report
+from viewer_fixtures import large_snapshot, open_report
 
 from memlens.viewer.bundle import write_report
 from memlens.viewer.payload import DRAW_LIMIT
@@ -20,18 +18,11 @@ def snapshot():
 
 
 @pytest.fixture(scope="module")
-def report(snapshot, tmp_path_factory):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
+def report(snapshot, browser, tmp_path_factory):
     path = write_report(snapshot, tmp_path_factory.mktemp("large") / "large.html")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        opened = open_report(browser, path)
-        yield opened
-        opened.close()
-        browser.close()
+    opened = open_report(browser, path)
+    yield opened
+    opened.close()
 
 
 def drawn_ids(report) -> set[str]:

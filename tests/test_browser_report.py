@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import os
 
 import pytest
-from viewer_fixtures import CHROMIUM, CHROMIUM_ARGS, open_report, project_ids, project_snapshot
+from viewer_fixtures import open_report, project_ids, project_snapshot
 
 from memlens.viewer.bundle import write_report
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +87,7 @@ def test_contested_tag_shows_on_both_contested_facts(report):
         assert "a dependency cycle between payments-api and ledger-service" in text
         assert "confidence 0.70" in text
         assert card.locator(f'.contested-other [data-ref-id="{other}"]').count() == 1
-    uncontested = page.locator(f'#detail .fact:not(.is-contested)')
+    uncontested = page.locator('#detail .fact:not(.is-contested)')
     assert uncontested.count() > 0 and uncontested.locator(".tag-contested").count() == 0
 
 

@@ -3,14 +3,13 @@ scripts on and off, hostile text included."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
 import time
 
 import pytest
-from viewer_fixtures import (CHROMIUM, CHROMIUM_ARGS, HOSTILE_PAYLOADS, changed_project, entity_id,
+from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id,
                              hostile_snapshot, open_report, project_ids)
 
 from memlens.viewer.bundle import write_report
@@ -18,18 +17,6 @@ from memlens.viewer.site import write_site
 
 pytestmark = pytest.mark.browser
 IDS = project_ids()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")
