@@ -134,6 +134,7 @@ def regenerate(memory: "Memory", bundle: Bundle, *, force: bool = False) -> Rege
     if not force and bundle_hash(path, bundle.format) == current:
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff
+    from memlens.viewer import bundle, site  # noqa: F401  (before the snapshot: see load_writer)
 
     snapshot = memory.snapshot()
     previous = previous_state(path, bundle.format)
