@@ -134,7 +134,8 @@ def regenerate(memory: "Memory", bundle: Bundle, *, force: bool = False) -> Rege
     if not force and bundle_hash(path, bundle.format) == current:
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff
-    from memlens.viewer import bundle, site  # noqa: F401  (before the snapshot: see load_writer)
+    import memlens.viewer.bundle  # noqa: F401  (imported before the snapshot exists: the GC
+    import memlens.viewer.site  # noqa: F401  would otherwise walk it during these imports)
 
     snapshot = memory.snapshot()
     previous = previous_state(path, bundle.format)
