@@ -60,6 +60,7 @@ SCRIPT_FILES = ("assets/vis-network.min.js", "assets/memlens.js")
 STYLESHEETS = ("assets/vis-network.css", "assets/memlens.css")
 
 Emit = Callable[[str, str | bytes], None]
+Split = Callable[[list[Any], Callable[[list[Any], Emit], None]], None]
 
 
 class SiteTargetError(ValueError):
@@ -176,12 +177,16 @@ class SiteBuild:
         return self.env.get_template(template).render(**context)
 
     # -- the whole site -----------------------------------------------------------------------
-    def write(self, emit: Emit) -> None:
+    def write(self, emit: Emit, split: Split | None = None) -> None:
+        """Emit every file; `split` may share the entity pages (most of the work) among processes."""
         for path, content in self.asset_files().items():
             emit(path, content)
         emit("index.html", self.index_page())
         emit("entities/index.html", self.entities_page())
-        self.write_entity_pages(emit)
+        if split is None:
+            self.write_entity_pages(self.snapshot["entities"], emit)
+        else:
+            split(self.snapshot["entities"], self.write_entity_pages)
         self.write_ledger_pages(emit)
         emit("contested.html", self.contested_page())
         emit("maintenance.html", self.maintenance_page())
@@ -251,11 +256,11 @@ class SiteBuild:
                 named.setdefault(target, []).append(index)
         return named
 
-    def write_entity_pages(self, emit: Emit) -> None:
+    def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit) -> None:
         ledger = self.snapshot.get("ledger", [])
         named = self._entity_ledger_rows()
         order, items = self.fact_order, self.items
-        for entity in self.snapshot["entities"]:
+        for entity in entities:
             eid = entity["id"]
             facts = sorted(self.builder.facts_of(eid), key=lambda f: (
                 STATUS_ORDER.get(f.get("status"), 9), f.get("subject") != eid, f.get("relation") or "", order[f["id"]]))
@@ -355,17 +360,60 @@ class SiteBuild:
         }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
+# Below this many entities one process is quicker than forking a second one.
+PARALLEL_MIN_ENTITIES = 2_000
+
+
 class _Folder:
     """Writes files under `root`, remembering each one's sha256 for the manifest.
 
     (A writer thread was tried: the GIL handoffs after every system call cost more than the
-    overlap with rendering won.)
+    overlap with rendering won. A forked second process does win: `split`.)
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.hashes: dict[str, str] = {}
         self._made: set[str] = set()
+
+    def split(self, items: list[Any], work: Callable[[list[Any], Emit], None]) -> None:
+        """Run `work` over `items`, half of them in a forked child when there are many.
+
+        The child inherits the whole build (no pickling), writes its files into the same folder
+        and sends back their hashes; any failure in it fails the build.
+        """
+        if len(items) < PARALLEL_MIN_ENTITIES or not hasattr(os, "fork"):
+            work(items, self.emit)
+            return
+        half = len(items) // 2
+        reader, writer = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the child; its result is checked by the parent
+            code = 1
+            try:
+                os.close(reader)
+                self.hashes = {}
+                try:
+                    work(items[half:], self.emit)
+                    result = {"hashes": self.hashes}
+                    code = 0
+                except Exception as exc:
+                    result = {"error": f"{type(exc).__name__}: {exc}"}
+                with os.fdopen(writer, "wb") as out:
+                    out.write(json.dumps(result).encode())
+            finally:
+                os._exit(code)
+        os.close(writer)
+        try:
+            work(items[:half], self.emit)
+        finally:
+            with os.fdopen(reader, "rb") as pipe:
+                sent = pipe.read()
+            _, status = os.waitpid(child, 0)
+        result = json.loads(sent or b"{}")
+        if os.waitstatus_to_exitcode(status) != 0 or "hashes" not in result:
+            raise RuntimeError(f"the second process writing entity pages failed: {result.get('error', 'no answer')}")
+        self.hashes.update(result["hashes"])
 
     def emit(self, path: str, content: str | bytes) -> None:
         data = content.encode("utf-8") if isinstance(content, str) else content
@@ -423,7 +471,7 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
         folder = _Folder(building)
         with collector_paused():
             site = SiteBuild(snapshot, changes)
-            site.write(folder.emit)
+            site.write(folder.emit, folder.split)
             manifest = site.manifest(folder.hashes)
             # its caches hold every page's pieces: let them go while the cyclic collector still
             # sleeps, or its first run after waking walks them all (0.2-0.4 s at 10,000 entities)
