@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -52,10 +52,14 @@ def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> li
 def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
     """The same worklist, from a snapshot's entities, facts, contradictions and dismissals."""
     names = {e["id"]: e["name"] for e in snapshot["entities"]}
-    current = [
+    current = [f for f in snapshot["facts"] if f["status"] == "current"]
+    values = Counter((f["subject"], f["relation"]) for f in current)
+    # Only facts that can be part of a candidate need a record: at 300,000 facts, making one
+    # for each costs more than the rest of the worklist.
+    candidates = [
         {"id": f["id"], "subject_id": f["subject"], "relation": f["relation"], "subject": names[f["subject"]],
          "object": names[f["object"]], "recorded_at": f["recorded_at"], "has_evidence": bool(f["evidence"])}
-        for f in snapshot["facts"] if f["status"] == "current"
+        for f in current if values[(f["subject"], f["relation"])] > 1 or not f["evidence"]
     ]
     entities = [e for e in snapshot["entities"] if not e["merged_into"]]
     open_contradictions = [
@@ -64,7 +68,7 @@ def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
         for c in snapshot["contradictions"] if c["resolved_at"] is None
     ]
     dismissed = {(d["key"], d["content"]) for d in snapshot["dismissals"]}
-    return _worklist(current, entities, open_contradictions, dismissed)
+    return _worklist(candidates, entities, open_contradictions, dismissed)
 
 
 def _worklist(
@@ -165,8 +169,7 @@ def _unsupported(current: list[Record]) -> list[Candidate]:
             refs=(r["id"],),
             content=_content([r["id"]]),
         )
-        for r in sorted(current, key=lambda r: r["id"])
-        if not r["has_evidence"]
+        for r in sorted((r for r in current if not r["has_evidence"]), key=lambda r: r["id"])
     ]
 
 
