@@ -11,14 +11,17 @@ from .report import render_report
 
 
 def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
-                 show_superseded: bool = False, changes: dict[str, Any] | None = None) -> Path:
+                 show_superseded: bool = False, changes: dict[str, Any] | None = None,
+                 previous_layout: dict[str, tuple[float, float]] | None = None) -> Path:
     """Render `snapshot` and atomically replace `path` with it; returns the resolved path.
 
-    `changes` (from `memlens.store.snapshot_diff.diff`) adds the "Changes since ..." panel.
+    `changes` (from `memlens.store.snapshot_diff.diff`) adds the "Changes since ..." panel;
+    `previous_layout` (entity id -> position) keeps those entities where they were.
     """
     target = Path(path).resolve()
     # fails before any file is touched
-    html = render_report(snapshot, show_superseded=show_superseded, changes=changes)
+    html = render_report(snapshot, show_superseded=show_superseded, changes=changes,
+                         previous_layout=previous_layout)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -107,19 +108,52 @@ def _median_nearest_distance(coords: np.ndarray) -> float:
     return nearest if nearest > 1e-9 else 1.0
 
 
+def _kept_positions(graph: LinkGraph, previous: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """The usable previous positions of nodes still in `graph` (finite x and y), as floats."""
+    kept = {}
+    for node, point in previous.items():
+        if node not in graph.names:
+            continue
+        try:
+            x, y = point
+            x, y = float(x), float(y)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(x) and math.isfinite(y):
+            kept[node] = (x, y)
+    return kept
+
+
 def _place_around(center: tuple[float, float], index: int, start_angle: float) -> tuple[float, float]:
     radius = SATELLITE_OFFSET + SATELLITE_SPACING * math.sqrt(index)
     angle = start_angle + index * GOLDEN_ANGLE
     return (center[0] + radius * math.cos(angle), center[1] + radius * math.sin(angle))
 
 
-def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT) -> Layout:
-    """Positions in px for every node of `graph`; the same graph always gives the same numbers."""
+def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT,
+                   previous: dict[str, tuple[float, float]] | None = None) -> Layout:
+    """Positions in px for every node of `graph`; the same graph always gives the same numbers.
+
+    `previous` (entity id -> position, from the bundle being regenerated) keeps the map stable:
+    every node it names keeps its position exactly, and only the new nodes are placed, beside an
+    already placed neighbour or on the outer spiral. No force layout runs then, so a regeneration
+    after a small change costs a pass over the graph instead of a full layout.
+    """
     ranking = rank_nodes(graph)
     rank = {node: i for i, node in enumerate(ranking)}
-    # isolated entities would stretch the force layout; they join the outer spiral instead
-    core = [node for node in ranking[:core_limit] if graph.degree(node) > 0]
-    positions = _core_positions(graph, core)
+    kept = _kept_positions(graph, previous) if previous else {}
+    if kept:
+        positions = dict(kept)
+        roots = [node for node in ranking if node in kept
+                 and any(n not in kept for n in graph.neighbours[node])]
+        # an old node's first satellites are already on the map: new ones continue its spiral
+        offsets = {node: sum(1 for n in graph.neighbours[node] if n in kept) for node in roots}
+    else:
+        # isolated entities would stretch the force layout; they join the outer spiral instead
+        core = [node for node in ranking[:core_limit] if graph.degree(node) > 0]
+        positions = _core_positions(graph, core)
+        offsets = {}
+        roots = core
 
     def spread_from(roots: list[str]) -> None:
         queue = deque(roots)
@@ -134,11 +168,12 @@ def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT) -> Layout:
             if len(fresh) > 1:
                 fresh.sort(key=rank.__getitem__)
             # every node is a parent once (breadth first), so its k-th satellite is its k-th fresh neighbour
-            for k, neighbour in enumerate(fresh):
+            first = offsets.get(parent, 0)
+            for k, neighbour in enumerate(fresh, first):
                 positions[neighbour] = _place_around((px, py), k, start)
             queue.extend(fresh)
 
-    spread_from(core)
+    spread_from(roots)
     # Whatever the core does not reach (other components, isolated entities) goes on an outer spiral.
     outer_radius = max((math.hypot(x, y) for x, y in positions.values()), default=0.0) + 120.0
     ring_index = 0
@@ -150,5 +185,6 @@ def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT) -> Layout:
         positions[node] = (radius * math.cos(angle), radius * math.sin(angle))
         ring_index += 1
         spread_from([node])
-    rounded = {node: (round(x, 1), round(y, 1)) for node, (x, y) in positions.items()}
+    # kept positions are returned as given (they were rounded when first placed)
+    rounded = {node: kept.get(node) or (round(x, 1), round(y, 1)) for node, (x, y) in positions.items()}
     return Layout(positions=rounded, ranking=ranking, degree={n: graph.degree(n) for n in ranking})

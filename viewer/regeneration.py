@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 FORMATS = ("html", "site")
 _HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
 _DIGEST_BLOCK = re.compile(r'<script type="application/json" id="memlens-digest">(.*?)</script>', re.S)
+_DATA_OPEN = '<script type="application/json" id="memlens-data">'
+_ENTITIES_KEY = '"entities":'
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,72 @@ def previous_state(path: Path, fmt: str) -> dict[str, Any] | None:
         return None
 
 
+def _report_entities(page: str) -> tuple[list[str], list[list[Any]]] | None:
+    """The entity column names and rows of a report's data block, without decoding the rest.
+
+    The facts and the ledger are most of the block (and decoding all of it cost several times a
+    layout), so only the values of its `"entities":` keys are decoded: the column names (a list of
+    strings), the rows (a list of lists) and the stats' count (a number, ignored). Inside a JSON
+    string every quote is escaped, so the key's text cannot occur in a string value.
+    """
+    start = page.find(_DATA_OPEN)
+    if start < 0:
+        return None
+    start += len(_DATA_OPEN)
+    end = page.find("</script>", start)
+    if end < 0:
+        return None
+    decoder = json.JSONDecoder()
+    columns: list[str] | None = None
+    rows: list[list[Any]] | None = None
+    at = page.find(_ENTITIES_KEY, start, end)
+    while at >= 0:
+        value, after = decoder.raw_decode(page, at + len(_ENTITIES_KEY))
+        if after > end:
+            return None
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            if columns is not None:
+                return None
+            columns = value
+        elif isinstance(value, list) and all(isinstance(v, list) for v in value):
+            if rows is not None:
+                return None
+            rows = value
+        at = page.find(_ENTITIES_KEY, after, end)
+    return (columns, rows) if columns is not None and rows is not None else None
+
+
+def previous_layout(path: Path, fmt: str) -> dict[str, tuple[float, float]] | None:
+    """The entity positions of the existing bundle (entity id -> (x, y)), for a regeneration that
+    keeps the map where it was; None if there is no bundle or it cannot be read.
+
+    A site has them in layout.json; a report in its data block's entity rows (merged entities,
+    drawn beside what absorbed them, are left out).
+    """
+    try:
+        if fmt == "site":
+            raw = json.loads((path / "layout.json").read_text(encoding="utf-8"))
+            if not isinstance(raw, dict):
+                return None
+            points = raw.items()
+        else:
+            found = _report_entities(path.read_text(encoding="utf-8"))
+            if found is None:
+                return None
+            columns, rows = found
+            eid, x, y, merged = (columns.index(name) for name in ("id", "x", "y", "mergedInto"))
+            points = ((row[eid], (row[x], row[y])) for row in rows if row[merged] == -1)
+        positions = {}
+        for node, (px, py) in points:
+            if not isinstance(node, str) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                    for v in (px, py)):
+                return None
+            positions[node] = (float(px), float(py))
+        return positions or None
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
 def regenerate(memory: "Memory", bundle: Bundle, *, force: bool = False) -> Regeneration:
     path = Path(bundle.path)
     current = memory.content_hash()
@@ -140,20 +208,24 @@ def regenerate(memory: "Memory", bundle: Bundle, *, force: bool = False) -> Rege
     snapshot = memory.snapshot()
     previous = previous_state(path, bundle.format)
     changes = diff(previous, snapshot) if previous and previous.get("hash") != snapshot["hash"] else None
-    write_bundle(snapshot, path, bundle.format, changes=changes)
+    write_bundle(snapshot, path, bundle.format, changes=changes,
+                 previous_layout=previous_layout(path, bundle.format))
     return Regeneration(bundle, True, snapshot["hash"])
 
 
 def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
-                 show_superseded: bool = False) -> None:
+                 show_superseded: bool = False,
+                 previous_layout: dict[str, tuple[float, float]] | None = None) -> None:
+    """`previous_layout` (see `previous_layout()`) keeps those entities where they were."""
     if fmt == "site":
         from memlens.viewer.site import write_site
 
-        write_site(snapshot, path, changes=changes)
+        write_site(snapshot, path, changes=changes, previous_layout=previous_layout)
     else:
         from memlens.viewer.bundle import write_report
 
-        write_report(snapshot, path, show_superseded=show_superseded, changes=changes)
+        write_report(snapshot, path, show_superseded=show_superseded, changes=changes,
+                     previous_layout=previous_layout)
 
 
 def after_maintenance(memory: "Memory") -> str:

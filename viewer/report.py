@@ -185,9 +185,12 @@ class SiteMode:
 
 def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None, site: SiteMode | None = None,
-                  builder: TimelineBuilder | None = None, layout: Layout | None = None) -> ReportContext:
+                  builder: TimelineBuilder | None = None, layout: Layout | None = None,
+                  previous_layout: dict[str, tuple[float, float]] | None = None) -> ReportContext:
+    """`previous_layout` (entity id -> position, from the bundle being regenerated) keeps those
+    entities where they were; see `compute_layout`. Ignored when `layout` is given."""
     check_format(snapshot)
-    layout = layout or compute_layout(link_graph(snapshot))
+    layout = layout or compute_layout(link_graph(snapshot), previous=previous_layout)
     builder = builder or TimelineBuilder(snapshot)
     functional, functional_omitted = functional_timelines(builder)
     # a site draws every entity's timeline on the entity's own page
@@ -235,12 +238,15 @@ def collector_paused() -> Iterator[None]:
 
 
 def render_report(snapshot: dict[str, Any], *, show_superseded: bool = False,
-                  changes: dict[str, Any] | None = None) -> str:
+                  changes: dict[str, Any] | None = None,
+                  previous_layout: dict[str, tuple[float, float]] | None = None) -> str:
     """The full single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict).
 
     `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
-    "Changes since ..." panel. None shows nothing of the kind.
+    "Changes since ..." panel. None shows nothing of the kind. `previous_layout` (entity id ->
+    position, as `regeneration.previous_layout` reads it from the old page) keeps the map stable.
     """
     with collector_paused():
-        context = build_context(snapshot, show_superseded=show_superseded, changes=changes)
+        context = build_context(snapshot, show_superseded=show_superseded, changes=changes,
+                                previous_layout=previous_layout)
         return environment().get_template("report.html").render(report=context)

@@ -9,6 +9,7 @@
     changes.html                 changes since the previous snapshot (only when given)
     assets/                      our CSS and JS, vis-network from the installed pyvis
     snapshot.json                the memlens-snapshot/1 data (what the next regeneration diffs)
+    layout.json                  {entity id: [x, y]}: the map's positions, which the next regeneration keeps
     manifest.json                version, dataset, format, hash, counts and every file's sha256
 
 Every link is relative and every page readable with scripts off; scripts only add interaction.
@@ -109,13 +110,14 @@ def _ledger_page_name(number: int) -> str:
 class SiteBuild:
     """Renders every file of one site from one snapshot; `emit(path, content)` receives them."""
 
-    def __init__(self, snapshot: dict[str, Any], changes: dict[str, Any] | None) -> None:
+    def __init__(self, snapshot: dict[str, Any], changes: dict[str, Any] | None,
+                 previous_layout: dict[str, tuple[float, float]] | None = None) -> None:
         check_format(snapshot)
         self.snapshot = snapshot
         self.changes = changes
         self.env = environment()
         self.builder = TimelineBuilder(snapshot)
-        self.layout = compute_layout(link_graph(snapshot))
+        self.layout = compute_layout(link_graph(snapshot), previous=previous_layout)
         self.pages = entity_page_names(snapshot["entities"])
         owners: dict[str, str] = {}
         for fact in snapshot["facts"]:
@@ -194,6 +196,12 @@ class SiteBuild:
             emit("changes.html", self.changes_page())
         emit("snapshot.json", json.dumps(self.snapshot, ensure_ascii=False, sort_keys=True,
                                          separators=(",", ":")) + "\n")
+        emit("layout.json", self.layout_json())
+
+    def layout_json(self) -> str:
+        """Every live entity's position on the graph page (rounded as in its data block), sorted."""
+        positions = {node: [x, y] for node, (x, y) in sorted(self.layout.positions.items())}
+        return json.dumps(positions, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
     def asset_files(self) -> dict[str, str]:
         type_rules = "".join(f".t-{i} {{ background-color: {type_color(name)}; }}\n" for i, name in enumerate(self.types))
@@ -457,10 +465,13 @@ def _swap(built: Path, target: Path) -> None:
 
 
 def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
-               changes: dict[str, Any] | None = None) -> Path:
+               changes: dict[str, Any] | None = None,
+               previous_layout: dict[str, tuple[float, float]] | None = None) -> Path:
     """Write `snapshot` as a static site at `directory` (replaced atomically); returns its path.
 
-    `changes` (from `memlens.store.snapshot_diff.diff`) adds changes.html and a panel on the graph.
+    `changes` (from `memlens.store.snapshot_diff.diff`) adds changes.html and a panel on the graph;
+    `previous_layout` (entity id -> position, the old site's layout.json) keeps those entities
+    where they were.
     """
     target = Path(directory).resolve()
     _check_target(target)
@@ -470,7 +481,7 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
         os.chmod(building, 0o755)  # mkdtemp's 0700 would hide the site from a web server
         folder = _Folder(building)
         with collector_paused():
-            site = SiteBuild(snapshot, changes)
+            site = SiteBuild(snapshot, changes, previous_layout)
             site.write(folder.emit, folder.split)
             manifest = site.manifest(folder.hashes)
             # its caches hold every page's pieces: let them go while the cyclic collector still
