@@ -39,6 +39,10 @@ function startReport() {
   }
 
   function selectEntity(entity, options) {
+    graph.batch(() => selectEntityNow(entity, options));
+  }
+
+  function selectEntityNow(entity, options) {
     view.selected = entity || null;
     if (entity && options && options.focus) graph.focus(entity);
     else if (!entity) graph.clearSelection();
@@ -99,7 +103,7 @@ function startReport() {
       byId(tab.getAttribute("aria-controls")).hidden = !on;
       if (on && moveFocus) tab.focus();
     }
-    if (name === "graph") graph.network.redraw();
+    if (name === "graph") graph.requestRedraw(); // drawn on the next frame, once, with any other change
   }
   tabs.forEach((tab, i) => {
     tab.addEventListener("click", (event) => { event.preventDefault(); showTab(tab.id.slice(4)); });
@@ -165,6 +169,7 @@ function startReport() {
 
   memlens.selectEntityById = (id) => selectEntity(memory.entityById.get(id) || null, { focus: true });
   memlens.view = view;
+  memlens.highlighted = () => graph.highlighted(); // {nodes, edges} drawn bright, or null
   memlens.update = update;
   showTab("graph");
   render();

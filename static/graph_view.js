@@ -1,6 +1,10 @@
 // The vis-network drawing. Positions come from the build (no physics). Only a bounded set of
 // entities is in the DataSets at once; search and expansion add more. Every state change goes
 // through restyle(), which recomputes each drawn item's look and updates only what changed.
+// The neighbourhood highlight is not an item style: dimming every other node and edge through the
+// DataSets restyled the whole drawing on each selection. A veil over the canvas dims everything
+// after vis draws, and the selection's neighbourhood is drawn again on top of it.
+const DIM_VEIL = 0.84; // the share of the background laid over what is not highlighted
 const EXPAND_LIMIT = 400;
 const EDGE_LABEL_LIMIT = 400;
 
@@ -18,7 +22,6 @@ function createGraphView(memory, view, container, events) {
   const drawnFacts = new Set();
   const lastStyle = new Map();
   let theme;
-  let focusSet = null; // entities kept bright around the selection
 
   function edgeCurves(factsToAdd) {
     // Parallel facts between the same two entities get increasingly curved so each stays visible.
@@ -33,7 +36,8 @@ function createGraphView(memory, view, container, events) {
   }
 
   // New items go in fully styled, so vis lays each one out once instead of add-then-update.
-  function addEntities(list) {
+  // With `pending`, the new items are handed back for one DataSet call together with restyle's.
+  function addEntities(list, pending) {
     const fresh = list.filter((e) => !drawnEntities.has(e.index));
     if (!fresh.length) return 0;
     for (const entity of fresh) drawnEntities.add(entity.index);
@@ -47,13 +51,33 @@ function createGraphView(memory, view, container, events) {
       }
     }
     edgeCurves([...drawnFacts].map((i) => memory.facts[i]));
-    focusSet = focusAround(view.selected);
     const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
-    nodes.add(fresh.map((entity) => remember({ ...nodeStyle(entity), label: clip(entity.name, 40), x: entity.x, y: entity.y,
-                                                value: Math.max(1, entity.degree) }, nodeStyle(entity))));
-    edges.add(newFacts.map((fact) => remember({ ...edgeStyle(fact, showLabels), from: fact.subjectEntity.id,
-                                                 to: fact.objectEntity.id }, edgeStyle(fact, showLabels))));
+    const newNodes = fresh.map((entity) => remember({ ...nodeStyle(entity), label: clip(entity.name, 40), x: entity.x,
+                                                      y: entity.y }, nodeStyle(entity)));
+    const newEdges = newFacts.map((fact) => remember({ ...edgeStyle(fact, showLabels), from: fact.subjectEntity.id,
+                                                        to: fact.objectEntity.id }, edgeStyle(fact, showLabels)));
+    if (pending) {
+      pending.nodes.push(...newNodes);
+      pending.edges.push(...newEdges);
+    } else {
+      nodes.add(newNodes);
+      edges.add(newEdges);
+    }
     return fresh.length;
+  }
+
+  // Node sizes follow the degree as vis's `value` scaling would (8-24 px, labels 15-20 px), but
+  // over every entity rather than the drawn ones: vis rescaled every node on every DataSet change
+  // when items had a `value`, and revealing a leaf resized the whole drawing.
+  const nodeValue = (entity) => Math.max(1, entity.degree);
+  const valueRange = { low: Infinity, high: -Infinity };
+  for (const entity of memory.entities) {
+    valueRange.low = Math.min(valueRange.low, nodeValue(entity));
+    valueRange.high = Math.max(valueRange.high, nodeValue(entity));
+  }
+  function nodeScale(entity) {
+    const { low, high } = valueRange;
+    return high === low ? 0.5 : Math.max(0, (nodeValue(entity) - low) / (high - low));
   }
 
   function remember(item, style) {
@@ -78,15 +102,15 @@ function createGraphView(memory, view, container, events) {
 
   function nodeStyle(entity) {
     const shown = entityShown(entity);
-    const dim = focusSet !== null && !focusSet.has(entity);
     const selected = view.selected === entity;
+    const scale = nodeScale(entity);
     return {
-      id: entity.id, hidden: !shown, opacity: dim ? 0.16 : 1,
+      id: entity.id, hidden: !shown, opacity: 1, size: 8 + scale * 16,
       borderWidth: selected ? 4 : 1.5,
       color: { background: entity.color, border: selected ? theme.accent : entity.color,
                highlight: { background: entity.color, border: theme.accent },
                hover: { background: entity.color, border: theme.text } },
-      font: { color: dim ? "rgba(128,128,128,0.35)" : theme.text, strokeColor: theme.background },
+      font: { color: theme.text, strokeColor: theme.background, size: 15 + scale * 5 },
     };
   }
 
@@ -94,16 +118,14 @@ function createGraphView(memory, view, container, events) {
     const look = factAppearance(fact, view);
     const endsShown = entityShown(fact.subjectEntity) && entityShown(fact.objectEntity);
     const hidden = !look.shown || !endsShown;
-    const dim = focusSet !== null && !(view.selected && (fact.subjectEntity === view.selected || fact.objectEntity === view.selected));
     const color = look.retired ? theme.retired : look.contested ? theme.contested : theme.edge;
     const label = showLabels ? clip(fact.relationName, 32) + (look.contested ? "  \u26a0 contested" : "") : undefined;
     return {
       id: fact.id, hidden, label: label || "",
       dashes: look.retired ? [5, 5] : false,
       width: look.contested ? 2.6 : look.retired ? 1 : 1.4,
-      color: { color, highlight: theme.accent, hover: color, opacity: dim ? 0.12 : look.retired ? 0.75 : 0.9 },
-      font: { color: dim ? "rgba(128,128,128,0.25)" : look.contested ? theme.contested : theme.text,
-              strokeColor: dim ? "rgba(0,0,0,0)" : theme.background,
+      color: { color, highlight: theme.accent, hover: color, opacity: look.retired ? 0.75 : 0.9 },
+      font: { color: look.contested ? theme.contested : theme.text, strokeColor: theme.background,
               size: 12, strokeWidth: 4, align: "middle" },
       smooth: fact.curve ? { enabled: true, type: fact.curve % 2 ? "curvedCW" : "curvedCCW",
                              roundness: 0.18 * Math.ceil(fact.curve / 2) } : { enabled: false },
@@ -117,21 +139,95 @@ function createGraphView(memory, view, container, events) {
     return true;
   }
 
-  function restyle() {
-    focusSet = focusAround(view.selected);
-    const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
-    const nodeUpdates = [];
-    for (const index of drawnEntities) {
-      const style = nodeStyle(memory.entities[index]);
-      if (changed(style)) nodeUpdates.push(style);
+  // Without physics vis redraws the whole canvas synchronously on every DataSet change (and on
+  // selectNodes), so one selection used to draw five times before returning. batch() holds vis's
+  // redraws while `fn` runs and asks for a single one on the next animation frame.
+  let batchDepth = 0;
+  function batch(fn) {
+    if (batchDepth++ === 0) network.body.emitter.emit("_blockRedraw");
+    try {
+      return fn();
+    } finally {
+      if (--batchDepth === 0) {
+        network.body.emitter.emit("_allowRedraw");
+        requestRedraw();
+      }
     }
-    const edgeUpdates = [];
-    for (const index of drawnFacts) {
-      const style = edgeStyle(memory.facts[index], showLabels);
-      if (changed(style)) edgeUpdates.push(style);
+  }
+
+  function requestRedraw() {
+    network.body.emitter.emit("_requestRedraw");
+  }
+
+  // What item styles depend on besides the selection. While it stays the same, a new selection
+  // only restyles the nodes selected before and now (their border).
+  let stylesFor = null;
+  let styledSelection = null;
+  function restyle(pending) {
+    if (batchDepth === 0) return batch(() => restyle(pending));
+    const nodeUpdates = pending ? pending.nodes : [];
+    const edgeUpdates = pending ? pending.edges : [];
+    const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, theme, drawnFacts.size <= EDGE_LABEL_LIMIT];
+    const same = stylesFor !== null && view.hiddenTypes === stylesFor.hiddenTypes && key.every((v, i) => v === stylesFor.key[i]);
+    if (same) {
+      for (const entity of [styledSelection, view.selected]) {
+        if (!entity || !drawnEntities.has(entity.index)) continue;
+        const style = nodeStyle(entity);
+        if (changed(style)) nodeUpdates.push(style);
+      }
+    } else {
+      const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
+      for (const index of drawnEntities) {
+        const style = nodeStyle(memory.entities[index]);
+        if (changed(style)) nodeUpdates.push(style);
+      }
+      for (const index of drawnFacts) {
+        const style = edgeStyle(memory.facts[index], showLabels);
+        if (changed(style)) edgeUpdates.push(style);
+      }
+      stylesFor = { key, hiddenTypes: view.hiddenTypes };
     }
+    styledSelection = view.selected;
     if (nodeUpdates.length) nodes.update(nodeUpdates);
     if (edgeUpdates.length) edges.update(edgeUpdates);
+    highlightAround(view.selected);
+  }
+
+  // The highlight: the selection, its shown facts that are drawn and the entities at their ends.
+  let highlight = null;
+  function highlightAround(selected) {
+    const previous = highlight;
+    highlight = null;
+    if (selected && drawnEntities.has(selected.index)) {
+      const around = focusAround(selected);
+      highlight = { nodes: [...around].filter((e) => drawnEntities.has(e.index)).map((e) => e.id),
+                    edges: selected.facts.filter((f) => drawnFacts.has(f.index)).map((f) => f.id) };
+    }
+    if (previous !== null || highlight !== null) requestRedraw();
+  }
+
+  function drawHighlight(ctx) {
+    if (highlight === null) return;
+    const { nodes: drawnNodes, edges: drawnEdges } = network.body;
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.globalAlpha = DIM_VEIL;
+    ctx.fillStyle = theme.background;
+    ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+    ctx.restore();
+    const visible = (node) => node && node.options.hidden !== true;
+    const lines = highlight.edges.map((id) => drawnEdges[id])
+      .filter((edge) => edge && edge.connected && edge.options.hidden !== true && visible(edge.from) && visible(edge.to));
+    for (const edge of lines) edge.draw(ctx);
+    for (const edge of lines) edge.drawArrows(ctx);
+    const labels = [];
+    for (const id of highlight.nodes) {
+      const node = drawnNodes[id];
+      if (!visible(node)) continue;
+      const drawn = node.draw(ctx);
+      if (drawn && drawn.drawExternalLabel) labels.push(drawn.drawExternalLabel);
+    }
+    for (const label of labels) label();
   }
 
   theme = themeColors();
@@ -149,6 +245,7 @@ function createGraphView(memory, view, container, events) {
              scaling: { label: { enabled: false, drawThreshold: 8 } } },
   });
   network.fit({ animation: false }); // without physics vis does not fit on its own
+  network.on("afterDrawing", drawHighlight);
 
   network.on("click", (params) => {
     if (params.nodes.length) events.selectEntity(memory.entityById.get(params.nodes[0]));
@@ -162,25 +259,33 @@ function createGraphView(memory, view, container, events) {
   network.on("blurNode", () => { container.classList.remove("is-pointing"); });
 
   function reveal(entity) {
-    const added = addEntities([entity]);
-    if (added) restyle();
-    return added;
+    return batch(() => {
+      const pending = { nodes: [], edges: [] };
+      const added = addEntities([entity], pending);
+      if (added) restyle(pending);
+      return added;
+    });
   }
 
   function expandAround(entity) {
-    const hidden = neighboursOf(entity).filter((e) => !drawnEntities.has(e.index));
-    hidden.sort((a, b) => b.degree - a.degree);
-    const added = addEntities(hidden.slice(0, EXPAND_LIMIT));
-    restyle();
-    events.changed();
-    return added;
+    return batch(() => {
+      const hidden = neighboursOf(entity).filter((e) => !drawnEntities.has(e.index));
+      hidden.sort((a, b) => b.degree - a.degree);
+      const pending = { nodes: [], edges: [] };
+      const added = addEntities(hidden.slice(0, EXPAND_LIMIT), pending);
+      restyle(pending);
+      events.changed();
+      return added;
+    });
   }
 
   function focus(entity) {
-    if (!drawnEntities.has(entity.index)) reveal(entity);
-    network.selectNodes([entity.id], false);
-    network.focus(entity.id, { scale: Math.max(network.getScale(), 1.1),
-                               animation: { duration: 350, easingFunction: "easeInOutQuad" } });
+    batch(() => {
+      if (!drawnEntities.has(entity.index)) reveal(entity);
+      network.selectNodes([entity.id], false);
+      network.focus(entity.id, { scale: Math.max(network.getScale(), 1.1),
+                                 animation: { duration: 350, easingFunction: "easeInOutQuad" } });
+    });
   }
 
   function hiddenNeighbours(entity) {
@@ -203,10 +308,12 @@ function createGraphView(memory, view, container, events) {
   function applyTheme() {
     theme = themeColors();
     lastStyle.clear();
+    stylesFor = null;
     restyle();
   }
 
-  return { network, restyle, reveal, expandAround, focus, hiddenNeighbours, counts, applyTheme,
+  return { network, batch, requestRedraw, restyle, reveal, expandAround, focus, hiddenNeighbours, counts, applyTheme,
            isDrawn: (entity) => drawnEntities.has(entity.index),
-           clearSelection: () => network.unselectAll() };
+           highlighted: () => highlight && { nodes: [...highlight.nodes], edges: [...highlight.edges] },
+           clearSelection: () => batch(() => network.unselectAll()) };
 }

@@ -1,0 +1,167 @@
+"""Search and selection after the fast path: the neighbourhood highlight is a veil over the canvas
+with the neighbourhood drawn again on top, not a restyle of every drawn item. These tests check the
+behaviour (what is highlighted, what the page shows, which item styles survive); the timings belong
+to benchmarks/bench_scale.py, not here."""
+
+from __future__ import annotations
+
+import pytest
+from viewer_fixtures import large_snapshot, open_report, project_ids, project_snapshot
+
+from memlens.viewer.bundle import write_report
+
+pytestmark = pytest.mark.browser
+IDS = project_ids()
+
+ALL_ITEMS = """() => {
+  const data = window.memlens.network.body.data;
+  return { nodes: data.nodes.get(), edges: data.edges.get() };
+}"""
+
+# The pixel at each node's centre, in canvas pixels, and the page's graph background.
+PIXELS = """(ids) => {
+  const network = window.memlens.network;
+  const canvas = document.querySelector("#graph canvas");
+  const ratio = canvas.width / canvas.clientWidth;
+  const context = canvas.getContext("2d");
+  const out = {};
+  for (const id of ids) {
+    const at = network.canvasToDOM(network.getPosition(id));
+    out[id] = [...context.getImageData(Math.round(at.x * ratio), Math.round(at.y * ratio), 1, 1).data];
+  }
+  return out;
+}"""
+
+# Non-highlighted nodes whose centre is inside the canvas, clear of other nodes and of the
+# highlighted edges (which are drawn above the veil), so their centre pixel is their own.
+CLEAR_OF_HIGHLIGHT = """() => {
+  const network = window.memlens.network, lit = window.memlens.highlighted();
+  const canvas = document.querySelector("#graph canvas");
+  const dom = (id) => network.canvasToDOM(network.getPosition(id));
+  const ids = network.body.data.nodes.getIds({ filter: (n) => !n.hidden });
+  const spots = new Map(ids.map((id) => [id, dom(id)]));
+  const segments = lit.edges.map((id) => network.body.data.edges.get(id)).map((e) => [spots.get(e.from), spots.get(e.to)])
+    .filter(([a, b]) => a && b);
+  const away = (p, [a, b]) => {
+    const dx = b.x - a.x, dy = b.y - a.y, len = dx * dx + dy * dy || 1;
+    const t = Math.max(0, Math.min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / len));
+    return Math.hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
+  };
+  return ids.filter((id) => {
+    const p = spots.get(id);
+    if (p.x < 20 || p.y < 20 || p.x > canvas.clientWidth - 20 || p.y > canvas.clientHeight - 20) return false;
+    for (const [other, q] of spots) if (other !== id && Math.hypot(p.x - q.x, p.y - q.y) < 30) return false;
+    return segments.every((s) => away(p, s) > 15);
+  });
+}"""
+
+
+def distance(a, b):
+    return sum((x - y) ** 2 for x, y in zip(a[:3], b[:3])) ** 0.5
+
+
+@pytest.fixture(scope="module")
+def project_path(tmp_path_factory):
+    return write_report(project_snapshot(), tmp_path_factory.mktemp("speed") / "report.html")
+
+
+@pytest.fixture
+def report(browser, project_path):
+    opened = open_report(browser, project_path)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="module")
+def large(browser, tmp_path_factory):
+    snapshot = large_snapshot(entity_count=2_000)
+    path = write_report(snapshot, tmp_path_factory.mktemp("speed-large") / "large.html")
+    opened = open_report(browser, path)
+    yield snapshot, opened
+    opened.close()
+
+
+def search(page, name):
+    page.fill("#search-input", name)
+    page.press("#search-input", "Enter")
+
+
+def test_search_selects_an_undrawn_entity_and_highlights_exactly_its_neighbourhood(large):
+    snapshot, opened = large
+    page = opened.page
+    drawn = set(page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
+    target = next(e for e in snapshot["entities"] if e["id"] not in drawn
+                  and any(f["subject"] == e["id"] and f["object"] in drawn and f["status"] == "current"
+                          for f in snapshot["facts"]))
+    search(page, target["name"])
+    assert page.evaluate("window.memlens.network.getSelectedNodes()") == [target["id"]]
+    assert page.locator("#detail h2").inner_text() == target["name"]
+    lit = page.evaluate("window.memlens.highlighted()")
+    edges = page.evaluate("(ids) => window.memlens.network.body.data.edges.get(ids)", lit["edges"])
+    # every drawn edge at the target is lit, and only those
+    at_target = page.evaluate("""(id) => window.memlens.network.body.data.edges
+        .get({ filter: (e) => e.from === id || e.to === id }).map((e) => e.id)""", target["id"])
+    assert sorted(lit["edges"]) == sorted(at_target) and at_target
+    shown_ends = {end for e in edges if not e["hidden"] for end in (e["from"], e["to"])}
+    assert target["id"] in lit["nodes"] and shown_ends <= set(lit["nodes"])
+    assert set(lit["nodes"]) <= drawn | {target["id"]}
+    node = page.evaluate("(id) => window.memlens.network.body.data.nodes.get(id)", target["id"])
+    assert node["hidden"] is False and node["borderWidth"] == 4
+    assert opened.console_errors == []
+
+
+def test_a_selection_dims_what_is_outside_its_neighbourhood_on_the_canvas(report):
+    page = report.page
+    search(page, "payments-api")
+    page.wait_for_timeout(700)  # the 350 ms focus animation
+    lit = page.evaluate("window.memlens.highlighted()")
+    assert IDS.payments_api in lit["nodes"] and len(lit["nodes"]) > 1
+    outside = [i for i in page.evaluate(CLEAR_OF_HIGHLIGHT) if i not in lit["nodes"]]
+    inside = [i for i in page.evaluate(CLEAR_OF_HIGHLIGHT) if i in lit["nodes"] and i != IDS.payments_api]
+    assert outside, "no node outside the neighbourhood is clear on the canvas"
+    background = page.evaluate("""() => { const c = document.createElement("canvas").getContext("2d");
+        c.fillStyle = getComputedStyle(document.documentElement).getPropertyValue("--graph-bg").trim();
+        c.fillRect(0, 0, 1, 1); return [...c.getImageData(0, 0, 1, 1).data]; }""")
+    selected = page.evaluate(PIXELS, outside + inside)
+    page.click("#detail-close")
+    page.wait_for_timeout(150)
+    assert page.evaluate("window.memlens.highlighted()") is None
+    cleared = page.evaluate(PIXELS, outside + inside)
+    for node in outside:
+        assert distance(selected[node], background) < 0.4 * distance(cleared[node], background), node
+    for node in inside:
+        assert distance(selected[node], cleared[node]) < 12, node
+
+
+def test_unselecting_restores_every_item_style(report):
+    page = report.page
+    before = page.evaluate(ALL_ITEMS)
+    for name in ("payments-api", "alice"):
+        search(page, name)
+    assert page.evaluate("window.memlens.highlighted()") is not None
+    during = page.evaluate(ALL_ITEMS)
+    changed = [n["id"] for n, m in zip(before["nodes"], during["nodes"]) if n != m]
+    assert changed == [IDS.alice]  # only the selected node's border; the rest is the veil's work
+    page.click("#detail-close")
+    assert page.evaluate("window.memlens.network.getSelectedNodes()") == []
+    assert page.evaluate("window.memlens.highlighted()") is None
+    assert page.evaluate(ALL_ITEMS) == before
+    assert report.console_errors == []
+
+
+def test_contested_edge_style_survives_selections(report):
+    page = report.page
+
+    def contested():
+        return page.evaluate("(id) => window.memlens.network.body.data.edges.get(id)", IDS.payments_needs_ledger)
+
+    before = contested()
+    assert before["width"] == 2.6 and "contested" in before["label"]
+    search(page, "payments-api")
+    assert IDS.payments_needs_ledger in page.evaluate("window.memlens.highlighted()")["edges"]
+    assert contested() == before
+    search(page, "alice")
+    assert IDS.payments_needs_ledger not in page.evaluate("window.memlens.highlighted()")["edges"]
+    assert contested() == before
+    page.click("#detail-close")
+    assert contested() == before
