@@ -60,3 +60,23 @@ def browser():
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture(scope="session")
+def project_report_path(tmp_path_factory):
+    """The report of the small realistic project snapshot, written once per run."""
+    from viewer_fixtures import project_snapshot
+
+    from memlens.viewer.bundle import write_report
+
+    return write_report(project_snapshot(), tmp_path_factory.mktemp("project") / "report.html")
+
+
+@pytest.fixture
+def project_report(browser, project_report_path):
+    """That report open in a fresh page of the shared browser, every outside request blocked."""
+    from viewer_fixtures import open_report
+
+    opened = open_report(browser, project_report_path)
+    yield opened
+    opened.close()

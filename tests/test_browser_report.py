@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-
 import pytest
-from viewer_fixtures import open_report, project_ids, project_snapshot
-
-from memlens.viewer.bundle import write_report
+from viewer_fixtures import project_ids, project_snapshot
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def report_path(tmp_path_factory):
-    return write_report(project_snapshot(), tmp_path_factory.mktemp("report") / "report.html")
-
-
 @pytest.fixture
-def report(browser, report_path):
-    opened = open_report(browser, report_path)
-    yield opened
-    opened.close()
+def report(project_report):
+    return project_report
 
 
 IDS = project_ids()

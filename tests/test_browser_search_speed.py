@@ -6,7 +6,7 @@ to benchmarks/bench_scale.py, not here."""
 from __future__ import annotations
 
 import pytest
-from viewer_fixtures import large_snapshot, open_report, project_ids, project_snapshot
+from viewer_fixtures import large_snapshot, open_report, project_ids
 
 from memlens.viewer.bundle import write_report
 
@@ -60,16 +60,9 @@ def distance(a, b):
     return sum((x - y) ** 2 for x, y in zip(a[:3], b[:3])) ** 0.5
 
 
-@pytest.fixture(scope="module")
-def project_path(tmp_path_factory):
-    return write_report(project_snapshot(), tmp_path_factory.mktemp("speed") / "report.html")
-
-
 @pytest.fixture
-def report(browser, project_path):
-    opened = open_report(browser, project_path)
-    yield opened
-    opened.close()
+def report(project_report):
+    return project_report
 
 
 @pytest.fixture(scope="module")
