@@ -13,7 +13,7 @@ from memlens.store.snapshot_diff import diff as snapshot_diff
 from memlens.viewer import regeneration
 
 from . import claude_code
-from .options import dataset_options, emit
+from .options import dataset_options, emit, json_option
 
 
 @click.group()
@@ -93,7 +93,7 @@ def _host_options(command):
 
 @hooks.command("install")
 @_host_options
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+@json_option
 def hooks_install(host, scope, as_json):
     """Add a SessionEnd hook running `memlens maintain`; keeps every hook already there.
 
@@ -111,7 +111,7 @@ def hooks_install(host, scope, as_json):
 
 @hooks.command("uninstall")
 @_host_options
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+@json_option
 def hooks_uninstall(host, scope, as_json):
     """Remove exactly the hook `install` added.
 
@@ -149,7 +149,7 @@ def load_snapshot(reference: str) -> dict:
 @click.command()
 @click.argument("old")
 @click.argument("new")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+@json_option
 def diff(old, new, as_json):
     """What changed from OLD to NEW: each a snapshot JSON, a site folder or a store.
 

@@ -12,12 +12,15 @@ from memlens.store import datasets
 from memlens.store.memory import Memory
 
 
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+
+
 def dataset_options(command: Callable) -> Callable:
     """--db PATH, -d NAME and --json, the same on every command."""
 
     @click.option("--db", "db", type=click.Path(dir_okay=False), help="Path of the store file.")
     @click.option("-d", "--dataset", "dataset", help="A named dataset under $MEMLENS_HOME (default: this project's).")
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+    @json_option
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return command(*args, **kwargs)
