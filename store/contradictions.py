@@ -23,13 +23,18 @@ def contest(tx: Tx, ref_a: str, ref_b: str, reason: str, confidence: float) -> s
     pair = sorted([a["id"], b["id"]])
     if open_between(tx.conn, *pair):
         raise Conflict(f"facts {short(pair[0])} and {short(pair[1])} are already contested")
+    return _record(tx, pair, reason.strip(), confidence, tx.actor)
+
+
+def _record(tx: Tx, pair: list[str], reason: str, confidence: float, actor: str,
+            carried_from: str | None = None) -> str:
     cid = derived_id("contradiction", *pair, tx.at)
     tx.conn.execute(
         """INSERT INTO contradictions (id, fact_a, fact_b, reason, confidence, actor, recorded_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)""",
-        (cid, pair[0], pair[1], reason.strip(), confidence, tx.actor, tx.at),
+        (cid, pair[0], pair[1], reason, confidence, actor, tx.at),
     )
-    tx.log("contest", "contradiction", [cid, *pair], confidence=confidence)
+    tx.log("contest", "contradiction", [cid, *pair], confidence=confidence, carried_from=carried_from)
     return cid
 
 
@@ -74,10 +79,4 @@ def carry_over(tx: Tx, old: str, new: str) -> None:
         pair = sorted(new if fid == old else fid for fid in (row["fact_a"], row["fact_b"]))
         if pair[0] == pair[1] or open_between(tx.conn, *pair):
             continue
-        cid = derived_id("contradiction", *pair, tx.at)
-        tx.conn.execute(
-            """INSERT INTO contradictions (id, fact_a, fact_b, reason, confidence, actor, recorded_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            (cid, pair[0], pair[1], row["reason"], row["confidence"], row["actor"], tx.at),
-        )
-        tx.log("contest", "contradiction", [cid, *pair], confidence=row["confidence"], carried_from=row["id"])
+        _record(tx, pair, row["reason"], row["confidence"], row["actor"], carried_from=row["id"])

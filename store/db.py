@@ -70,9 +70,7 @@ def write(conn: sqlite3.Connection, actor: str, clock: Callable[[], datetime] = 
     conn.execute("BEGIN IMMEDIATE")
     try:
         # Record time never runs backwards, even if the wall clock does.
-        last = conn.execute("SELECT at FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
-        last = last[0] if last else None
-        at = max(record_time(clock()), last or "")
+        at = max(record_time(clock()), ledger.last_at(conn) or "")
         yield Tx(conn, at, actor)
         conn.execute("COMMIT")
     except BaseException:

@@ -99,10 +99,7 @@ def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False) ->
         "valid_from": item.valid_from, "valid_to": item.valid_to,
     })
     search.index_fact(tx.conn, fid)
-    superseded = functional.settle(tx, subject_id, item.relation)
-    if fid in superseded:
-        return Outcome(fid, "filed as history", [s for s in superseded if s != fid])
-    return Outcome(fid, "asserted", superseded)
+    return _settled(tx, fid, subject_id, item.relation, "asserted")
 
 
 def _reassert(tx: Tx, existing: sqlite3.Row, item: FactInput) -> Outcome:
@@ -128,7 +125,12 @@ def _reassert(tx: Tx, existing: sqlite3.Row, item: FactInput) -> Outcome:
     if not changes:
         return Outcome(fid, "reasserted")
     change_state(tx, fid, **changes)
-    superseded = functional.settle(tx, existing["subject_id"], existing["relation"])
+    return _settled(tx, fid, existing["subject_id"], existing["relation"], "reasserted")
+
+
+def _settled(tx: Tx, fid: str, subject_id: str, relation: str, outcome: str) -> Outcome:
+    """Apply the functional ordering; the fact itself may come out of it as history."""
+    superseded = functional.settle(tx, subject_id, relation)
     if fid in superseded:
         return Outcome(fid, "filed as history", [s for s in superseded if s != fid])
-    return Outcome(fid, "reasserted", superseded)
+    return Outcome(fid, outcome, superseded)

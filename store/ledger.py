@@ -12,17 +12,23 @@ def append(
     conn: sqlite3.Connection, at: str, actor: str, action: str, kind: str, refs: list[str], payload: dict
 ) -> int:
     """Add one row in the caller's transaction; returns its seq."""
-    last = conn.execute("SELECT chain FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+    last_chain = head(conn)
     refs_json = json.dumps(refs, separators=(",", ":"))
     payload_json = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     chain = hashlib.sha256(
-        "\x1f".join([last[0] if last else GENESIS, at, actor, action, kind, refs_json, payload_json]).encode()
+        "\x1f".join([last_chain, at, actor, action, kind, refs_json, payload_json]).encode()
     ).hexdigest()
     cursor = conn.execute(
         "INSERT INTO ledger (at, actor, action, kind, refs, payload, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (at, actor, action, kind, refs_json, payload_json, chain),
     )
     return int(cursor.lastrowid)
+
+
+def last_at(conn: sqlite3.Connection) -> str | None:
+    """The record time of the newest row; by seq, since a scan for max(at) reads the whole ledger."""
+    row = conn.execute("SELECT at FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+    return row[0] if row else None
 
 
 def head(conn: sqlite3.Connection) -> str:

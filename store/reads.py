@@ -5,7 +5,6 @@ import json
 import sqlite3
 
 from . import entities, search
-from .errors import NotFound
 from .versions import get_fact
 
 _STATE_AT = """
@@ -121,11 +120,7 @@ def ledger_for(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
 
 def history(conn: sqlite3.Connection, ref: str) -> dict:
     """The history of a fact (by id) or of an entity (by name or id)."""
-    entity = None
-    try:
-        entity = entities.find(conn, ref)
-    except NotFound:
-        entity = None
+    entity = entities.find(conn, ref)
     if entity is not None:
         aliases = [r[0] for r in conn.execute("SELECT id FROM entities WHERE merged_into = ?", (entity["id"],))]
         facts = fact_rows(conn, statuses=None, subject_id=entity["id"])

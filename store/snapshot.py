@@ -50,7 +50,7 @@ def stats(conn: sqlite3.Connection) -> dict:
 
 
 def _generated_at(conn: sqlite3.Connection) -> str:
-    last = conn.execute("SELECT max(at) FROM ledger").fetchone()[0]
+    last = ledger.last_at(conn)
     if last:
         return last
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))

@@ -25,8 +25,9 @@ def open_version(conn: sqlite3.Connection, fid: str) -> sqlite3.Row | None:
 def get_fact(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
     """A live fact by id or unique id prefix (at least 4 characters), with its open state."""
     ref = ref.strip().lower()
+    is_prefix = re.fullmatch(r"[0-9a-f]{4}[0-9a-f-]{0,32}", ref) is not None
     row = conn.execute(FACT_WITH_STATE + " WHERE f.id = ?", (ref,)).fetchone()
-    if row is None and re.fullmatch(r"[0-9a-f]{4}[0-9a-f-]{0,32}", ref):
+    if row is None and is_prefix:
         rows = conn.execute(FACT_WITH_STATE + " WHERE f.id LIKE ? LIMIT 2", (ref + "%",)).fetchall()
         if len(rows) > 1:
             raise Ambiguous(f"{ref!r} matches more than one fact id; give more of it")
@@ -34,7 +35,7 @@ def get_fact(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
     if row is None:
         forgotten = conn.execute(
             "SELECT 1 FROM tombstones WHERE kind = 'fact' AND id LIKE ?", (ref + "%",)
-        ).fetchone() if re.fullmatch(r"[0-9a-f]{4}[0-9a-f-]{0,32}", ref) else None
+        ).fetchone() if is_prefix else None
         if forgotten:
             raise NotFound(f"fact {ref} was forgotten")
         raise NotFound(f"no fact with id {ref!r}")
