@@ -196,15 +196,25 @@ def previous_layout(path: Path, fmt: str) -> dict[str, tuple[float, float]] | No
         return None
 
 
-def regenerate(memory: "Memory", bundle: Bundle, *, force: bool = False) -> Regeneration:
+def load_writer(fmt: str) -> None:
+    """Import the writer before the snapshot exists: importing jinja2, networkx and numpy while
+    millions of snapshot objects are alive makes every garbage collection pass walk them all
+    (seconds at 100,000 entities)."""
+    if fmt in FORMATS:
+        import memlens.viewer.bundle  # noqa: F401
+        import memlens.viewer.site  # noqa: F401
+    elif fmt in ("graphml", "gexf"):
+        import memlens.viewer.graphformats  # noqa: F401
+
+
+def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     path = Path(bundle.path)
     current = memory.content_hash()
-    if not force and bundle_hash(path, bundle.format) == current:
+    if bundle_hash(path, bundle.format) == current:
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff
-    import memlens.viewer.bundle  # noqa: F401  (imported before the snapshot exists: the GC
-    import memlens.viewer.site  # noqa: F401  would otherwise walk it during these imports)
 
+    load_writer(bundle.format)
     snapshot = memory.snapshot()
     previous = previous_state(path, bundle.format)
     changes = diff(previous, snapshot) if previous and previous.get("hash") != snapshot["hash"] else None

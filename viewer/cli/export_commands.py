@@ -42,17 +42,6 @@ def write_json(snapshot: dict, path: Path) -> None:
         raise
 
 
-def load_writer(fmt: str) -> None:
-    """Import the writer before the snapshot exists: importing jinja2, networkx and numpy while
-    millions of snapshot objects are alive makes every garbage collection pass walk them all
-    (seconds at 100,000 entities)."""
-    if fmt in ("html", "site"):
-        import memlens.viewer.bundle  # noqa: F401
-        import memlens.viewer.site  # noqa: F401
-    elif fmt in ("graphml", "gexf"):
-        import memlens.viewer.graphformats  # noqa: F401
-
-
 def write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool = False) -> None:
     try:
         _write_format(snapshot, fmt, path, show_superseded=show_superseded)
@@ -117,7 +106,7 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
     if out == "-" and fmt != "json":
         raise click.UsageError("only --format json can be written to standard output")
     path = Path(out)
-    load_writer(fmt)
+    regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
         snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset)
@@ -159,7 +148,7 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
             path = Path(out) if out else default_report(memory.name)
             done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
     else:
-        load_writer("html")
+        regeneration.load_writer("html")
         with Progress(2, enabled=not as_json) as progress:
             progress.stage("reading the store")
             snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset)
