@@ -14,7 +14,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 
-from . import ledger, maintenance
+from . import ledger, maintenance, reads
 from .timefmt import record_time
 
 FORMAT = "memlens-snapshot/1"
@@ -72,10 +72,7 @@ def build(conn: sqlite3.Connection, dataset: str) -> dict:
 
 
 def _build(conn: sqlite3.Connection, dataset: str) -> dict:
-    entities = [
-        {k: row[k] for k in ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")}
-        for row in conn.execute("SELECT * FROM entities ORDER BY name, id")
-    ]
+    entities = [reads.entity_view(row) for row in conn.execute("SELECT * FROM entities ORDER BY name, id")]
     names = {e["id"]: e["name"] for e in entities}
     contradictions = _contradictions(conn)
     snapshot = {
