@@ -1,7 +1,6 @@
 """Options every command shares, and how a command opens its dataset and prints its result."""
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -18,14 +17,10 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON f
 def dataset_options(command: Callable) -> Callable:
     """--db PATH, -d NAME and --json, the same on every command."""
 
-    @click.option("--db", "db", type=click.Path(dir_okay=False), help="Path of the store file.")
-    @click.option("-d", "--dataset", "dataset", help="A named dataset under $MEMLENS_HOME (default: this project's).")
-    @json_option
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return command(*args, **kwargs)
-
-    return wrapper
+    command = json_option(command)
+    command = click.option("-d", "--dataset", "dataset",
+                           help="A named dataset under $MEMLENS_HOME (default: this project's).")(command)
+    return click.option("--db", "db", type=click.Path(dir_okay=False), help="Path of the store file.")(command)
 
 
 def actor_option(command: Callable) -> Callable:
