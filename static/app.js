@@ -5,7 +5,7 @@ const memlens = (window.memlens = { ready: false, network: null });
 function startReport() {
   document.documentElement.classList.add("js");
   const timings = (memlens.timings = { start: performance.now() });
-  const memory = loadMemory(byId("memlens-data"));
+  const memory = loadMemory();
   timings.dataLoaded = performance.now();
   const view = { asOfRecord: null, asOfValid: null, showSuperseded: Boolean(memory.showSuperseded),
                  hiddenTypes: new Set(), selected: null };
@@ -85,7 +85,7 @@ function startReport() {
   }, update);
 
   const ledger = createProvenance(memory, view, {
-    form: byId("ledger-filters"), actor: byId("ledger-actor"), action: byId("ledger-action"),
+    panel: byId("panel-provenance"), form: byId("ledger-filters"), actor: byId("ledger-actor"), action: byId("ledger-action"),
     target: byId("ledger-target"), asOf: byId("ledger-asof"), body: byId("ledger-rows"),
     count: byId("ledger-count"), more: byId("ledger-more"),
   });
@@ -104,6 +104,7 @@ function startReport() {
       if (on && moveFocus) tab.focus();
     }
     if (name === "graph") graph.requestRedraw(); // drawn on the next frame, once, with any other change
+    if (name === "provenance") ledger.render();
   }
   tabs.forEach((tab, i) => {
     tab.addEventListener("click", (event) => { event.preventDefault(); showTab(tab.id.slice(4)); });

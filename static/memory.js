@@ -1,13 +1,19 @@
-// Reads the page's data block into linked objects: entities know their facts, facts know their
+// Reads the page's data blocks into linked objects: entities know their facts, facts know their
 // ends, versions and contradictions. Column names come from the data itself (see payload.py).
+// The ledger has a block of its own and is decoded the first time something reads it.
 function zipRow(columns, row) {
   const item = {};
   for (let i = 0; i < columns.length; i++) item[columns[i]] = row[i];
   return item;
 }
 
-function loadMemory(dataElement) {
-  const raw = JSON.parse(dataElement.textContent);
+function readBlock(id) {
+  return JSON.parse(document.getElementById(id).textContent);
+}
+
+function loadMemory() {
+  const raw = readBlock("memlens-data");
+  raw.facts = readBlock("memlens-facts");
   const columns = raw.columns;
   const entities = raw.entities.map((row, index) => {
     const entity = zipRow(columns.entities, row);
@@ -47,7 +53,8 @@ function loadMemory(dataElement) {
     if (fact.subjectEntity) fact.subjectEntity.facts.push(fact);
     if (fact.objectEntity && fact.objectEntity !== fact.subjectEntity) fact.objectEntity.facts.push(fact);
   }
-  const ledger = raw.ledger.map((row) => {
+  let ledger = null;
+  const decodeLedger = () => readBlock("memlens-ledger").map((row) => {
     const entry = zipRow(columns.ledger, row);
     entry.actor = entry.actor === -1 ? null : raw.actors[entry.actor];
     entry.action = raw.actions[entry.action];
@@ -61,7 +68,7 @@ function loadMemory(dataElement) {
     entities,
     facts,
     contradictions,
-    ledger,
+    get ledger() { return ledger || (ledger = decodeLedger()); },
     overview: raw.overview.map((i) => entities[i]),
     drawLimit: raw.drawLimit,
     showSuperseded: raw.showSuperseded,

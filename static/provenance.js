@@ -1,11 +1,12 @@
-// The ledger as a filterable table, newest first, rendered a page at a time.
+// The ledger as a filterable table, newest first, rendered a page at a time. Rendered only while
+// its tab is shown: the ledger of a large memory is hundreds of thousands of rows, and neither
+// decoding them nor filtering them belongs in the first draw or in every as-of change.
 const LEDGER_PAGE = 100;
 
 function createProvenance(memory, view, nodes) {
   let limit = LEDGER_PAGE;
+  let filled = false;
   const fill = (select, values) => select.append(...values.map((v) => el("option", { value: v }, v)));
-  fill(nodes.actor, [...new Set(memory.ledger.map((r) => r.actor))].sort());
-  fill(nodes.action, [...new Set(memory.ledger.map((r) => r.action))].sort());
 
   function refTarget(ref) {
     if (typeof ref === "number" && ref >= 0) return { kind: "entity", item: memory.entities[ref] };
@@ -63,6 +64,12 @@ function createProvenance(memory, view, nodes) {
   }
 
   function render() {
+    if (nodes.panel.hidden) return;
+    if (!filled) {
+      fill(nodes.actor, [...new Set(memory.ledger.map((r) => r.actor))].sort());
+      fill(nodes.action, [...new Set(memory.ledger.map((r) => r.action))].sort());
+      filled = true;
+    }
     const matching = rows();
     nodes.body.replaceChildren(...matching.slice(0, limit).map((row) => el("tr", null,
       el("td", { className: "num" }, String(row.seq)),

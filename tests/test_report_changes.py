@@ -32,12 +32,14 @@ def test_the_hash_meta_is_in_the_first_4_kb(changed_html, changed):
     assert meta.attrs["content"] == changed.new["hash"]
 
 
-def test_the_digest_block_holds_what_the_next_diff_needs(changed_html, changed):
-    page = parse_page(changed_html)
-    block = page.by_id("memlens-digest")
-    assert block.tag == "script" and block.attrs["type"] == "application/json"
-    assert json.loads(block.text) == digest(changed.new)
-    assert "carol's private note" not in block.text  # a digest carries no text at all
+def test_the_page_data_holds_what_the_next_diff_needs(tmp_path, changed):
+    path = write_report(changed.new, tmp_path / "report.html")
+    previous = regeneration.previous_state(path, "html")
+    assert previous == digest(changed.new)
+    assert "carol's private note" not in json.dumps(previous)  # a digest carries no text at all
+    page = parse_page(path.read_text(encoding="utf-8"))
+    assert [s.attrs["id"] for s in page.find_all("script", type="application/json")] == [
+        "memlens-data", "memlens-facts", "memlens-ledger"]  # the digest is read from these, not kept twice
 
 
 def test_regeneration_reads_the_digest_back_and_diffs_against_it(tmp_path, changed):

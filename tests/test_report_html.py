@@ -39,13 +39,13 @@ def csp_directives(page) -> dict[str, list[str]]:
 def test_page_is_one_file_with_inline_scripts_and_styles_only(project_html):
     page = parse_page(project_html)
     scripts = page.find_all("script")
-    assert len(scripts) == 4
+    assert len(scripts) == 5
     assert all("src" not in s.attrs for s in scripts)
     assert page.find_all("style") and not page.find_all("link")
-    assert [s.attrs.get("id") for s in scripts[:2]] == ["memlens-data", "memlens-digest"]
-    assert all(s.attrs["type"] == "application/json" for s in scripts[:2])
-    assert scripts[2].text == assets.vis_network_script()
-    assert "startReport" in scripts[3].text
+    assert [s.attrs.get("id") for s in scripts[:3]] == ["memlens-data", "memlens-facts", "memlens-ledger"]
+    assert all(s.attrs["type"] == "application/json" for s in scripts[:3])
+    assert scripts[3].text == assets.vis_network_script()
+    assert "startReport" in scripts[4].text
 
 
 def test_no_element_loads_from_the_web(project_html):
@@ -107,24 +107,29 @@ def test_our_scripts_never_parse_markup():
         assert sink not in script, sink
 
 
-def test_data_block_round_trips_and_cannot_end_the_script(hostile_html):
+def test_data_blocks_round_trip_and_cannot_end_the_script(hostile_html):
     page = parse_page(hostile_html)
-    block = page.by_id("memlens-data")
-    assert block.attrs["type"] == "application/json"
-    for raw in ("<", ">", "&", "\u2028", "\u2029"):
-        assert raw not in block.text
-    data = json.loads(block.text)
+    blocks = {name: page.by_id(name) for name in ("memlens-data", "memlens-facts", "memlens-ledger")}
+    for block in blocks.values():
+        assert block.attrs["type"] == "application/json"
+        for raw in ("<", ">", "&", "\u2028", "\u2029"):
+            assert raw not in block.text
+    data = json.loads(blocks["memlens-data"].text)
     names = [row[1] for row in data["entities"]]
     assert any("</script><script>alert(1)</script>" in name for name in names)
     assert any("\u2028" in name for name in names)
     assert data["meta"]["dataset"] == hostile_snapshot()["dataset"]
+    descriptions = [row[data["columns"]["facts"].index("description")]
+                    for row in json.loads(blocks["memlens-facts"].text)]
+    assert any(d and "</script>" in d for d in descriptions)
+    assert json.loads(blocks["memlens-ledger"].text)
 
 
 def test_hostile_text_is_escaped_in_markup_and_shown_as_text(hostile_html):
     snapshot = hostile_snapshot()
     page = parse_page(hostile_html)
     assert [e.tag for e in page.elements if e.tag == "img"] == []
-    assert len(page.find_all("script")) == 4
+    assert len(page.find_all("script")) == 5
     assert snapshot["dataset"] in page.text  # verbatim, so `{{ 7*7 }}` was not evaluated
     assert snapshot["dismissals"][0]["reason"] in page.text
     for payload in HOSTILE_PAYLOADS:

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .report import render_report
+from .report import report_chunks
 
 
 def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
@@ -20,13 +20,13 @@ def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
     """
     target = Path(path).resolve()
     # fails before any file is touched
-    html = render_report(snapshot, show_superseded=show_superseded, changes=changes,
-                         previous_layout=previous_layout)
+    chunks = report_chunks(snapshot, show_superseded=show_superseded, changes=changes,
+                           previous_layout=previous_layout)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(html)
+            stream.writelines(chunks)
             stream.flush()
             os.fsync(stream.fileno())
         # mkstemp makes 0600 files; a report is meant to be shared, so keep the old mode or use 0644

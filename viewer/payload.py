@@ -1,4 +1,4 @@
-"""The data block the page's script reads: the snapshot, indexed and compacted for the browser.
+"""The data blocks the page's script reads: the snapshot, indexed and compacted for the browser.
 
 Rows are arrays whose field names are listed once in `columns`, references between rows are
 array indexes, and record times are indexes into the sorted `times` list (so the browser compares
@@ -15,9 +15,12 @@ from typing import Any, Callable
 from .evidence import is_web_link
 from .layout import Layout
 from .palette import type_color
+from .script_json import script_json
 
 DRAW_LIMIT = 1500   # nodes drawn at first; vis-network stays fluid below this, the rest is on demand
 MERGED_OFFSET = 36.0
+# the ids of the page elements that hold the data: the facts and the ledger have blocks of their own
+MAIN_BLOCK, FACTS_BLOCK, LEDGER_BLOCK = "memlens-data", "memlens-facts", "memlens-ledger"
 
 ENTITY_COLUMNS = ("id", "name", "type", "description", "createdAt", "updatedAt", "mergedInto",
                   "mergedAt", "x", "y", "degree")
@@ -205,20 +208,38 @@ def _valid_times(snapshot: dict[str, Any]) -> list[str]:
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
               entity_pages: dict[str, str] | None = None) -> dict[str, Any]:
-    """Everything the page's script needs, as plain JSON-able data.
+    """Everything the page's script needs, as one plain JSON-able dict (the model of the blocks).
 
     `entity_pages` (entity id -> page path relative to the page) adds a `page` column, so a
     site's graph can link each entity to its own page.
     """
+    blocks = _blocks(snapshot, layout, show_superseded, entity_pages, lambda value: value)
+    return {**blocks[MAIN_BLOCK], "facts": blocks[FACTS_BLOCK], "ledger": blocks[LEDGER_BLOCK]}
+
+
+def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
+                entity_pages: dict[str, str] | None = None) -> dict[str, str]:
+    """The same data as `page_data`, as JSON texts keyed by the id of the page element holding them.
+
+    The facts and the ledger (most of the bytes) have blocks of their own: each is encoded as soon
+    as its rows exist, so one section's rows are alive at a time, and the page can leave the ledger
+    undecoded until the provenance tab is opened.
+    """
+    return _blocks(snapshot, layout, show_superseded, entity_pages, script_json)
+
+
+def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool,
+            entity_pages: dict[str, str] | None, encode: Callable[[Any], Any]) -> dict[str, Any]:
     try:
-        return _page_data(snapshot, _Indexes(snapshot, complete=False), layout, show_superseded, entity_pages)
+        ix = _Indexes(snapshot, complete=False)
+        entities, facts = _entity_rows(snapshot, ix, layout, entity_pages), encode(_fact_rows(snapshot, ix))
+        contradictions = _contradiction_rows(snapshot, ix)
     except KeyError:  # a record time the ledger does not have: index every time there is
-        return _page_data(snapshot, _Indexes(snapshot), layout, show_superseded, entity_pages)
-
-
-def _page_data(snapshot: dict[str, Any], ix: _Indexes, layout: Layout, show_superseded: bool,
-               entity_pages: dict[str, str] | None) -> dict[str, Any]:
-    return {
+        ix = _Indexes(snapshot)
+        entities, facts = _entity_rows(snapshot, ix, layout, entity_pages), encode(_fact_rows(snapshot, ix))
+        contradictions = _contradiction_rows(snapshot, ix)
+    ledger = encode(_ledger_rows(snapshot, ix))
+    main = {
         "meta": {"format": snapshot.get("format"), "dataset": snapshot.get("dataset"),
                  "generatedAt": snapshot.get("generated_at"), "hash": snapshot.get("hash"),
                  "stats": snapshot.get("stats", {})},
@@ -231,11 +252,10 @@ def _page_data(snapshot: dict[str, Any], ix: _Indexes, layout: Layout, show_supe
         "actions": ix.actions,
         "times": ix.times,
         "validTimes": _valid_times(snapshot),
-        "entities": _entity_rows(snapshot, ix, layout, entity_pages),
-        "facts": _fact_rows(snapshot, ix),
-        "contradictions": _contradiction_rows(snapshot, ix),
-        "ledger": _ledger_rows(snapshot, ix),
+        "entities": entities,
+        "contradictions": contradictions,
         "overview": _overview(snapshot, ix, layout),
         "drawLimit": DRAW_LIMIT,
         "showSuperseded": show_superseded,
     }
+    return {MAIN_BLOCK: encode(main), FACTS_BLOCK: facts, LEDGER_BLOCK: ledger}

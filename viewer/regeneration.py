@@ -18,15 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.store import datasets
 from memlens.store.errors import InvalidInput, NotFound
+from memlens.store.snapshot_diff import DIGEST_FORMAT
 
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
 
 FORMATS = ("html", "site")
 _HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
-_DIGEST_BLOCK = re.compile(r'<script type="application/json" id="memlens-digest">(.*?)</script>', re.S)
-_DATA_OPEN = '<script type="application/json" id="memlens-data">'
-_ENTITIES_KEY = '"entities":'
 
 
 @dataclass(frozen=True)
@@ -120,49 +118,46 @@ def bundle_hash(path: Path, fmt: str) -> str | None:
 
 
 def previous_state(path: Path, fmt: str) -> dict[str, Any] | None:
-    """What the existing bundle knew (a digest or a snapshot), for "changes since the last snapshot"."""
+    """What the existing bundle knew, for "changes since the last snapshot": the site's snapshot,
+    or the digest of the report's data (ids, statuses, merges: no text); None if there is none."""
     try:
         if fmt == "site":
             return json.loads((path / "snapshot.json").read_text(encoding="utf-8"))
-        match = _DIGEST_BLOCK.search(path.read_text(encoding="utf-8"))
-        return json.loads(match.group(1)) if match else None
-    except (OSError, ValueError):
+        from .payload import FACTS_BLOCK, MAIN_BLOCK  # only when a bundle is written: payload imports numpy
+
+        page = path.read_text(encoding="utf-8")
+        main, facts = _report_block(page, MAIN_BLOCK), _report_block(page, FACTS_BLOCK)
+        if main is None or facts is None:
+            return None
+        return _report_digest(main, facts)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
 
-def _report_entities(page: str) -> tuple[list[str], list[list[Any]]] | None:
-    """The entity column names and rows of a report's data block, without decoding the rest.
-
-    The facts and the ledger are most of the block (and decoding all of it cost several times a
-    layout), so only the values of its `"entities":` keys are decoded: the column names (a list of
-    strings), the rows (a list of lists) and the stats' count (a number, ignored). Inside a JSON
-    string every quote is escaped, so the key's text cannot occur in a string value.
-    """
-    start = page.find(_DATA_OPEN)
+def _report_block(page: str, element_id: str) -> Any:
+    """The decoded JSON of one of the report's data blocks, None if the page has no such block."""
+    opening = f'<script type="application/json" id="{element_id}">'
+    start = page.find(opening)
     if start < 0:
         return None
-    start += len(_DATA_OPEN)
-    end = page.find("</script>", start)
-    if end < 0:
-        return None
-    decoder = json.JSONDecoder()
-    columns: list[str] | None = None
-    rows: list[list[Any]] | None = None
-    at = page.find(_ENTITIES_KEY, start, end)
-    while at >= 0:
-        value, after = decoder.raw_decode(page, at + len(_ENTITIES_KEY))
-        if after > end:
-            return None
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            if columns is not None:
-                return None
-            columns = value
-        elif isinstance(value, list) and all(isinstance(v, list) for v in value):
-            if rows is not None:
-                return None
-            rows = value
-        at = page.find(_ENTITIES_KEY, after, end)
-    return (columns, rows) if columns is not None and rows is not None else None
+    start += len(opening)
+    end = page.find("</script>", start)  # the JSON escapes every "<", so this is the block's end
+    return json.loads(page[start:end]) if end >= 0 else None
+
+
+def _report_digest(main: dict[str, Any], facts: list[list[Any]]) -> dict[str, Any]:
+    """The snapshot digest (see snapshot_diff.digest) of the snapshot a report was built from."""
+    entity_columns, fact_columns = main["columns"]["entities"], main["columns"]["facts"]
+    eid, merged = entity_columns.index("id"), entity_columns.index("mergedInto")
+    fid, status, contested = (fact_columns.index(name) for name in ("id", "status", "contested"))
+    entities = main["entities"]
+    return {
+        "format": DIGEST_FORMAT,
+        "hash": main["meta"]["hash"],
+        "generated_at": main["meta"]["generatedAt"],
+        "facts": {row[fid]: [row[status], bool(row[contested])] for row in facts},
+        "entities": {row[eid]: entities[row[merged]][eid] if row[merged] >= 0 else None for row in entities},
+    }
 
 
 def previous_layout(path: Path, fmt: str) -> dict[str, tuple[float, float]] | None:
@@ -179,10 +174,12 @@ def previous_layout(path: Path, fmt: str) -> dict[str, tuple[float, float]] | No
                 return None
             points = raw.items()
         else:
-            found = _report_entities(path.read_text(encoding="utf-8"))
-            if found is None:
+            from .payload import MAIN_BLOCK
+
+            main = _report_block(path.read_text(encoding="utf-8"), MAIN_BLOCK)
+            if main is None:
                 return None
-            columns, rows = found
+            columns, rows = main["columns"]["entities"], main["entities"]
             eid, x, y, merged = (columns.index(name) for name in ("id", "x", "y", "mergedInto"))
             points = ((row[eid], (row[x], row[y])) for row in rows if row[merged] == -1)
         positions = {}

@@ -11,8 +11,6 @@ from typing import Any, Iterator
 import jinja2
 from markupsafe import Markup
 
-from memlens.store.snapshot_diff import digest
-
 from . import assets
 from .changes import ChangesView, changes_view
 from .csp import content_security_policy
@@ -20,8 +18,7 @@ from .graph import link_graph
 from .layout import Layout, compute_layout
 from .links import Links, ReportLinks
 from .palette import type_color
-from .payload import page_data
-from .script_json import script_json
+from .payload import page_blocks
 from .timefmt import short_record_time
 from .timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
 from .timeline_svg import timeline_svg
@@ -96,10 +93,9 @@ class ReportContext:
     dismissals: list[Dismissal]
     show_superseded: bool
     csp: str
-    data_json: Markup
+    data_blocks: list[tuple[str, Markup]]   # (element id, JSON text), see payload.page_blocks
     links: Links
     changes: ChangesView | None = None
-    digest_json: Markup | None = None
     scripts: list[Markup] = field(default_factory=list)
     styles: list[Markup] = field(default_factory=list)
     script_files: list[str] = field(default_factory=list)
@@ -196,8 +192,8 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     # a site draws every entity's timeline on the entity's own page
     per_entity, entity_omitted = ([], 0) if site else entity_timelines(builder, layout.ranking)
     links: Links = site.links if site else ReportLinks(builder.entities, builder.facts)
-    data = page_data(snapshot, layout, show_superseded=show_superseded,
-                     entity_pages=site.entity_pages if site else None)
+    blocks = page_blocks(snapshot, layout, show_superseded=show_superseded,
+                         entity_pages=site.entity_pages if site else None)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),
         generated_at=str(snapshot.get("generated_at") or ""),
@@ -209,7 +205,7 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         worklist=work_items(snapshot, builder, links),
         dismissals=dismissal_rows(snapshot),
         show_superseded=show_superseded,
-        data_json=Markup(script_json(data)),
+        data_blocks=[(name, Markup(text)) for name, text in blocks.items()],
         links=links,
         changes=changes_view(changes, snapshot, links, builder) if changes is not None else None,
     )
@@ -219,8 +215,6 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     scripts = [assets.vis_network_script(), assets.app_script()]
     styles = [assets.vis_network_style(), assets.app_style()]
     return ReportContext(**common, csp=content_security_policy(scripts, styles),
-                         # what a later regeneration diffs against, readable without the page
-                         digest_json=Markup(script_json(digest(snapshot), sort_keys=False)),
                          scripts=[Markup(s) for s in scripts], styles=[Markup(s) for s in styles])
 
 
@@ -237,16 +231,23 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def render_report(snapshot: dict[str, Any], *, show_superseded: bool = False,
+def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None,
-                  previous_layout: dict[str, tuple[float, float]] | None = None) -> str:
-    """The full single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict).
+                  previous_layout: dict[str, tuple[float, float]] | None = None) -> Iterator[str]:
+    """The single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict), in pieces that
+    concatenate to the page: a writer streams them, so a 100 MB page is never one string.
 
     `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
     "Changes since ..." panel. None shows nothing of the kind. `previous_layout` (entity id ->
     position, as `regeneration.previous_layout` reads it from the old page) keeps the map stable.
+    Everything is built before the first piece is yielded: bad input fails before a file is touched.
     """
     with collector_paused():
         context = build_context(snapshot, show_superseded=show_superseded, changes=changes,
                                 previous_layout=previous_layout)
-        return environment().get_template("report.html").render(report=context)
+    return environment().get_template("report.html").generate(report=context)
+
+
+def render_report(snapshot: dict[str, Any], **options: Any) -> str:
+    """The whole report as one string; see `report_chunks` for the options."""
+    return "".join(report_chunks(snapshot, **options))
