@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from operator import itemgetter
 from typing import Any
 
 from . import contradictions
@@ -53,13 +54,14 @@ def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
     """The same worklist, from a snapshot's entities, facts, contradictions and dismissals."""
     names = {e["id"]: e["name"] for e in snapshot["entities"]}
     current = [f for f in snapshot["facts"] if f["status"] == "current"]
-    values = Counter((f["subject"], f["relation"]) for f in current)
+    keys = list(map(itemgetter("subject", "relation"), current))
+    shared = {key for key, count in Counter(keys).items() if count > 1}
     # Only facts that can be part of a candidate need a record: at 300,000 facts, making one
     # for each costs more than the rest of the worklist.
     candidates = [
         {"id": f["id"], "subject_id": f["subject"], "relation": f["relation"], "subject": names[f["subject"]],
          "object": names[f["object"]], "recorded_at": f["recorded_at"], "has_evidence": bool(f["evidence"])}
-        for f in current if values[(f["subject"], f["relation"])] > 1 or not f["evidence"]
+        for f, key in zip(current, keys) if key in shared or not f["evidence"]
     ]
     entities = [e for e in snapshot["entities"] if not e["merged_into"]]
     open_contradictions = [
@@ -134,9 +136,12 @@ def _open_contradictions(rows: list[Record]) -> list[Candidate]:
     ]
 
 
+_NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
+
+
 def _name_key(name: str) -> str:
     """Names that differ only in case, punctuation, spacing or a plural 's' share a key."""
-    key = re.sub(r"[\W_]+", "", name.casefold())
+    key = _NOT_LETTER_OR_DIGIT.sub("", name.casefold())
     return key[:-1] if len(key) > 3 and key.endswith("s") else key
 
 

@@ -112,3 +112,18 @@ def test_the_state_rebuilt_from_the_ledger_at_any_record_time_equals_as_of(ops):
             assert times
         for at in times:
             assert replay.from_ledger(memory.conn, at) == replay.from_versions(memory.conn, at)
+
+
+@SETTINGS
+@given(operations)
+def test_a_snapshot_counts_what_the_store_counts(ops):
+    """The snapshot's stats are counted from its own rows; the store's are counted in SQL."""
+    with fresh_memory() as memory:
+        for op in ops:
+            try:
+                apply(memory, op)
+            except MemlensError:
+                pass
+        snapshot = memory.snapshot()
+        assert snapshot["stats"] == memory.stats()
+        assert snapshot["stats"]["facts"] == len(snapshot["facts"])

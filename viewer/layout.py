@@ -162,11 +162,10 @@ def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT,
             px, py = positions[parent]
             # satellites start pointing away from the centre so they fan outwards
             start = math.atan2(py, px) if (px or py) else 0.0
-            fresh = [n for n in graph.neighbours[parent] if n not in positions]
-            if not fresh:
+            unplaced = graph.neighbours[parent].difference(positions)  # a set and a dict: read in C
+            if not unplaced:
                 continue
-            if len(fresh) > 1:
-                fresh.sort(key=rank.__getitem__)
+            fresh = sorted(unplaced, key=rank.__getitem__) if len(unplaced) > 1 else list(unplaced)
             # every node is a parent once (breadth first), so its k-th satellite is its k-th fresh neighbour
             first = offsets.get(parent, 0)
             for k, neighbour in enumerate(fresh, first):

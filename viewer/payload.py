@@ -40,26 +40,26 @@ class _Indexes:
     """Position lookups for everything a row can point at."""
 
     def __init__(self, snapshot: dict[str, Any], *, complete: bool = True) -> None:
-        self.entity = {e["id"]: i for i, e in enumerate(snapshot["entities"])}
-        self.fact = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
+        entities, facts, ledger = snapshot["entities"], snapshot["facts"], snapshot.get("ledger", [])
+        self.entity = {entity_id: i for i, entity_id in enumerate(_column(entities, "id"))}
+        self.fact = {fact_id: i for i, fact_id in enumerate(_column(facts, "id"))}
         self.contradiction = {c["id"]: i for i, c in enumerate(snapshot.get("contradictions", []))}
-        self.types = sorted(set(snapshot.get("ontology", {}).get("types", []))
-                            | {e["type"] for e in snapshot["entities"]})
+        self.types = sorted(set(snapshot.get("ontology", {}).get("types", [])) | set(_column(entities, "type")))
         self.type = {name: i for i, name in enumerate(self.types)}
         functional = {r["name"]: bool(r.get("functional")) for r in snapshot.get("ontology", {}).get("relations", [])}
-        for fact in snapshot["facts"]:
-            if fact.get("relation") is not None:
-                functional.setdefault(fact["relation"], bool(fact.get("functional")))
+        for relation, is_functional in set(zip(_column(facts, "relation"), _column(facts, "functional"))):
+            if relation is not None:
+                functional.setdefault(relation, bool(is_functional))
         self.relations = sorted(functional.items())
         self.relation = {name: i for i, (name, _) in enumerate(self.relations)}
         self.times = sorted(_record_times(snapshot) if complete else _ledger_times(snapshot))
         self.time = {t: i for i, t in enumerate(self.times)}
         self.time[None] = self.time[""] = -1
-        ledger = snapshot.get("ledger", [])
-        self.actors = sorted({str(a) for a in [f.get("actor") for f in snapshot["facts"]]
-                              + [row.get("actor") for row in ledger] if a is not None})
+        actors = set(_column(facts, "actor")) | set(_column(ledger, "actor"))
+        actors.discard(None)
+        self.actors = sorted(set(map(str, actors)))
         self.actor = {name: i for i, name in enumerate(self.actors)}
-        self.actions = sorted({str(row.get("action")) for row in ledger})
+        self.actions = sorted(set(map(str, set(_column(ledger, "action")))))
         self.action = {name: i for i, name in enumerate(self.actions)}
         # a ledger or maintenance reference: entity index, -(fact index + 1), or the id as given
         self.refs: dict[str, int] = {fid: -(i + 1) for fid, i in self.fact.items()}
@@ -72,10 +72,18 @@ class _Indexes:
         return self.refs.get(value, value)
 
 
+def _column(records: list[dict[str, Any]], key: str) -> list[Any]:
+    """`key` of every record, read in C; a record that lacks it (an importer's) reads None."""
+    try:
+        return list(map(itemgetter(key), records))
+    except KeyError:
+        return [record.get(key) for record in records]
+
+
 def _ledger_times(snapshot: dict[str, Any]) -> set[str]:
     """In a memlens store every write is one ledger row, so the ledger's times are all the record
     times there are; a snapshot for which that does not hold (an importer's) fails a lookup."""
-    times = {row.get("at") for row in snapshot.get("ledger", [])}
+    times = set(_column(snapshot.get("ledger", []), "at"))
     times.discard(None)
     return times
 
@@ -119,6 +127,7 @@ def _entity_rows(snapshot: dict[str, Any], ix: _Indexes, layout: Layout,
     return rows
 
 
+_is_str = str.__instancecheck__
 _FACT_FIELDS = ("id", "subject", "relation", "object", "status", "superseded_by", "reason", "contested",
                 "valid_from", "valid_to", "recorded_at", "retired_at", "actor", "description", "evidence",
                 "reassertions", "history", "contradictions")
@@ -146,8 +155,9 @@ def _fact_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
         (fid, subject, relation, obj, status, superseded_by, reason, contested, valid_from, valid_to,
          recorded_at, retired_at, actor, description, evidence, reassertions, versions,
          contradictions) = _fields(_fact_fields, _FACT_FIELDS, fact)
-        evidence = evidence or []
-        if not all(type(e) is str for e in evidence):
+        if not evidence:
+            evidence = []
+        elif not all(map(_is_str, evidence)):
             evidence = [str(e) for e in evidence]
         history: list[list[Any]] | None = None
         if versions:
@@ -167,7 +177,7 @@ def _fact_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
             status, fact_index.get(superseded_by, -1) if superseded_by else -1, reason, bool(contested),
             valid_from, valid_to, time[recorded_at], time[retired_at],
             actor_index[str(actor)] if actor is not None else -1,
-            description, evidence, [i for i, e in enumerate(evidence) if is_web_link(e)],
+            description, evidence, [i for i, e in enumerate(evidence) if is_web_link(e)] if evidence else [],
             int(reassertions or 0), history,
             [contradiction_index[c] for c in contradictions if c in contradiction_index] if contradictions else [],
         ])
@@ -185,12 +195,12 @@ _ledger_fields = itemgetter(*_LEDGER_FIELDS)
 
 
 def _ledger_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
-    time, refs, actors, actions = ix.time, ix.refs, ix.actor, ix.action
+    time, ref, actors, actions = ix.time, ix.refs.get, ix.actor, ix.action
     rows = []
     for row in snapshot.get("ledger", []):
         seq, at, actor, action, targets = _fields(_ledger_fields, _LEDGER_FIELDS, row)
         rows.append([seq, time[at], actors[str(actor)] if actor is not None else -1, actions[str(action)],
-                     [refs.get(r, r) for r in targets] if targets else []])
+                     list(map(ref, targets, targets)) if targets else []])
     return rows
 
 

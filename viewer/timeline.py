@@ -143,6 +143,10 @@ class TimelineBuilder:
 
     def facts_of(self, entity_id: str) -> list[dict[str, Any]]:
         """The facts with `entity_id` at either end, in snapshot order."""
+        return self.facts_by_entity().get(entity_id, [])
+
+    def facts_by_entity(self) -> dict[str, list[dict[str, Any]]]:
+        """Entity id -> its facts (either end), for every entity that has any."""
         if self._facts_of is None:
             index: dict[str, list[dict[str, Any]]] = defaultdict(list)
             for fact in self.snapshot["facts"]:
@@ -151,8 +155,8 @@ class TimelineBuilder:
                     index[subject].append(fact)
                 if obj and obj != subject:
                     index[obj].append(fact)
-            self._facts_of = index
-        return self._facts_of.get(entity_id, [])
+            self._facts_of = dict(index)
+        return self._facts_of
 
     # -- events ---------------------------------------------------------------------------
     def markers_of(self, fact: dict[str, Any]) -> list[Event]:
@@ -323,7 +327,8 @@ def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None
 
 def entity_timelines(builder: TimelineBuilder, ranking: Iterable[str]) -> tuple[list[Timeline], int]:
     """One timeline per entity (its facts either way), for the best-connected entities first."""
-    with_facts = [eid for eid in ranking if builder.facts_of(eid)]
+    having_facts = builder.facts_by_entity()
+    with_facts = [eid for eid in ranking if eid in having_facts]
     chosen = sorted(with_facts[:MAX_ENTITY_TIMELINES], key=lambda eid: (builder.name(eid), eid))
     timelines = [t for t in (entity_timeline(builder, eid) for eid in chosen) if t is not None]
     return timelines, len(with_facts) - len(chosen)

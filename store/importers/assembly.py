@@ -15,10 +15,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..maintenance import worklist_of_snapshot
-from ..snapshot import FORMAT, memlens_version
+from ..snapshot import FORMAT, memlens_version, stats_of
 from ..timefmt import record_time
-
-STATUSES = ("current", "superseded", "retracted", "forgotten")
 
 
 @dataclass(frozen=True)
@@ -185,7 +183,7 @@ def build(graph: SourceGraph) -> dict[str, Any]:
             for n, e in enumerate(graph.ledger, start=1)
         ],
     }
-    snapshot["stats"] = _stats(snapshot)
+    snapshot["stats"] = stats_of(snapshot)
     snapshot["maintenance"] = [c.as_dict() for c in worklist_of_snapshot(snapshot)]
     snapshot["generated_at"] = _newest_record_time(snapshot)
     snapshot["hash"] = content_hash(snapshot)
@@ -286,22 +284,6 @@ def _dismissals(records: list[DismissalRecord]) -> list[dict[str, Any]]:
     return [{"key": d.key, "kind": d.kind, "content": d.content, "reason": d.reason, "actor": d.actor, "at": d.at}
             for d in latest.values()]
 
-
-def _stats(snapshot: dict[str, Any]) -> dict[str, int]:
-    by_status = {status: 0 for status in STATUSES}
-    for fact in snapshot["facts"]:
-        by_status[fact["status"]] += 1
-    open_contradictions = [c for c in snapshot["contradictions"] if c["resolved_at"] is None]
-    return {
-        "entities": sum(1 for e in snapshot["entities"] if not e["merged_into"]),
-        "facts": len(snapshot["facts"]),
-        **by_status,
-        "contested": len({fid for c in open_contradictions for fid in c["facts"]}),
-        "open_contradictions": len(open_contradictions),
-        "dismissals": len(snapshot["dismissals"]),
-        "ledger": len(snapshot["ledger"]),
-        "types": len(snapshot["ontology"]["types"]),
-    }
 
 
 def _newest_record_time(snapshot: dict[str, Any]) -> str:
