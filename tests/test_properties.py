@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Iterator
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,9 +21,12 @@ from conftest import StepClock
 SETTINGS = settings(max_examples=int(os.environ.get("MEMLENS_PROPERTY_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def fresh_memory() -> Memory:
-    directory = Path(tempfile.mkdtemp(prefix="memlens-prop-"))
-    return Memory(directory / "p.sqlite", actor="test:hypothesis", clock=StepClock())
+@contextmanager
+def fresh_memory() -> Iterator[Memory]:
+    """A new store per example, removed afterwards (hundreds of examples run per test session)."""
+    with tempfile.TemporaryDirectory(prefix="memlens-prop-") as directory:
+        with Memory(Path(directory) / "p.sqlite", actor="test:hypothesis", clock=StepClock()) as memory:
+            yield memory
 
 
 @SETTINGS
