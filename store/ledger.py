@@ -39,8 +39,13 @@ def head(conn: sqlite3.Connection) -> str:
 
 def rows(conn: sqlite3.Connection, *, until: str | None = None) -> list[dict]:
     """Ledger rows as dicts, oldest first; built as one JSON text inside SQLite, parsed once."""
+    return json.loads(rows_json(conn, until=until))
+
+
+def rows_json(conn: sqlite3.Connection, *, until: str | None = None) -> str:
+    """`rows` as the JSON text SQLite builds (SQLite does that without holding Python's GIL)."""
     where = "WHERE at <= ?" if until is not None else ""
     sql = f"""SELECT json_group_array(json_object('seq', seq, 'at', at, 'actor', actor, 'action', action,
                                                    'kind', kind, 'refs', json(refs), 'payload', json(payload)))
               FROM (SELECT * FROM ledger {where} ORDER BY seq)"""
-    return json.loads(conn.execute(sql, (until,) if until is not None else ()).fetchone()[0])
+    return conn.execute(sql, (until,) if until is not None else ()).fetchone()[0]

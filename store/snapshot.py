@@ -9,10 +9,13 @@ import gc
 import json
 import os
 import sqlite3
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from operator import itemgetter
+from pathlib import Path
+from typing import Callable
 
 from . import ledger, maintenance, reads
 from .schema import STATUSES
@@ -82,14 +85,38 @@ def build(conn: sqlite3.Connection, dataset: str) -> dict:
     gc.disable()
     conn.execute("BEGIN")  # one read transaction: every part sees the same store
     try:
-        return _build(conn, dataset)
+        head = ledger.head(conn)  # the first read fixes what the transaction sees
+        with ThreadPoolExecutor(max_workers=1) as aside:
+            # SQLite writes the ledger's JSON (a tenth of the snapshot's time) without holding the
+            # GIL, so it is read on a second connection while this one reads the facts.
+            ledger_json = aside.submit(_read_aside, _file_of(conn), head, ledger.rows_json)
+            return _build(conn, dataset, head, ledger_json)
     finally:
         conn.execute("COMMIT")
         if collecting:
             gc.enable()
 
 
-def _build(conn: sqlite3.Connection, dataset: str) -> dict:
+def _file_of(conn: sqlite3.Connection) -> str:
+    """The store's file; empty for an in-memory database."""
+    return next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
+
+
+def _read_aside(path: str, head: str, read: Callable[[sqlite3.Connection], str]) -> str | None:
+    """`read` on a second, read-only connection to the store at `path`, if it sees the same store
+    as the snapshot's (the same ledger `head`: every write adds a ledger row); None otherwise (a
+    write landed in between, or there is no file), and the caller reads on its own connection."""
+    if not path:
+        return None
+    second = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, isolation_level=None)
+    try:
+        second.execute("BEGIN")
+        return read(second) if ledger.head(second) == head else None
+    finally:
+        second.close()
+
+
+def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_json: Future) -> dict:
     entities = [reads.entity_view(row) for row in conn.execute("SELECT * FROM entities ORDER BY name, id")]
     names = {e["id"]: e["name"] for e in entities}
     contradictions = _contradictions(conn)
@@ -97,7 +124,7 @@ def _build(conn: sqlite3.Connection, dataset: str) -> dict:
         "format": FORMAT,
         "dataset": dataset,
         "generated_at": _generated_at(conn),
-        "hash": "sha256:" + ledger.head(conn),
+        "hash": "sha256:" + head,
         "memlens_version": memlens_version(),
         "ontology": {
             "types": [r[0] for r in conn.execute("SELECT name FROM types ORDER BY name")],
@@ -113,7 +140,7 @@ def _build(conn: sqlite3.Connection, dataset: str) -> dict:
             {k: row[k] for k in ("key", "kind", "content", "reason", "actor", "at")}
             for row in conn.execute("SELECT * FROM dismissals ORDER BY at, n")
         ],
-        "ledger": ledger.rows(conn),
+        "ledger": json.loads(ledger_json.result() or ledger.rows_json(conn)),
     }
     snapshot["stats"] = stats_of(snapshot)
     snapshot["maintenance"] = [c.as_dict() for c in maintenance.worklist_of_snapshot(snapshot)]
