@@ -41,25 +41,25 @@ function decodeVersion(c, row) {
            reason: row[c.reason], validFrom: row[c.validFrom], validTo: row[c.validTo], supersededByFact: null };
 }
 
-function decodeFacts(raw, rows, entities) {
-  const c = columnIndex(raw.columns.facts);
+// The facts block holds one array per field: fact i is entry i of every array.
+function decodeFacts(raw, c, entities) {
   const h = columnIndex(raw.columns.history);
-  return rows.map((row, index) => {
-    const relation = raw.relations[row[c.relation]];
-    const actor = row[c.actor];
+  return c.id.map((id, index) => {
+    const relation = raw.relations[c.relation[index]];
+    const actor = c.actor[index];
     const fact = {
-      index, id: row[c.id], subject: row[c.subject], relation: row[c.relation], object: row[c.object],
-      status: row[c.status], supersededBy: row[c.supersededBy], reason: row[c.reason],
-      contested: row[c.contested], validFrom: row[c.validFrom], validTo: row[c.validTo],
-      recordedAt: row[c.recordedAt], retiredAt: row[c.retiredAt], actor: actor === -1 ? null : raw.actors[actor],
-      description: row[c.description], evidence: row[c.evidence], links: row[c.links],
-      reassertions: row[c.reassertions], history: null, contradictions: row[c.contradictions],
+      index, id, subject: c.subject[index], relation: c.relation[index], object: c.object[index],
+      status: c.status[index], supersededBy: c.supersededBy[index], reason: c.reason[index],
+      contested: c.contested[index], validFrom: c.validFrom[index], validTo: c.validTo[index],
+      recordedAt: c.recordedAt[index], retiredAt: c.retiredAt[index], actor: actor === -1 ? null : raw.actors[actor],
+      description: c.description[index], evidence: c.evidence[index], links: c.links[index],
+      reassertions: c.reassertions[index], history: null, contradictions: c.contradictions[index],
       relationName: relation ? relation.name : null, functional: relation ? relation.functional : false,
-      subjectEntity: entities[row[c.subject]] || null, objectEntity: entities[row[c.object]] || null,
+      subjectEntity: entities[c.subject[index]] || null, objectEntity: entities[c.object[index]] || null,
       supersededByFact: null, contradictionList: NO_CONTRADICTIONS,
       curve: 0, // how far its edge bends away from parallel ones (graph_view.js)
     };
-    const versions = row[c.history];
+    const versions = c.history[index];
     // null: one open version equal to the fact itself (most facts), rebuilt here
     fact.history = versions === null
       ? [{ from: fact.recordedAt, to: -1, status: fact.status, supersededBy: fact.supersededBy,
@@ -90,12 +90,14 @@ function loadMemory() {
     if (fact.objectEntity && fact.objectEntity !== fact.subjectEntity) fact.objectEntity.facts.push(fact);
   }
   let ledger = null;
-  const decodeLedger = () => readBlock("memlens-ledger").map((row) => {
-    const entry = zipRow(columns.ledger, row);
-    entry.actor = entry.actor === -1 ? null : raw.actors[entry.actor];
-    entry.action = raw.actions[entry.action];
-    return entry;
-  });
+  const decodeLedger = () => {
+    // one array per field, like the facts; row i's references are refs[refsEnd[i - 1] .. refsEnd[i]]
+    const c = readBlock("memlens-ledger");
+    return c.seq.map((seq, i) => ({
+      seq, at: c.at[i], actor: c.actor[i] === -1 ? null : raw.actors[c.actor[i]],
+      action: raw.actions[c.action[i]], refs: c.refs.slice(i ? c.refsEnd[i - 1] : 0, c.refsEnd[i]),
+    }));
+  };
   return {
     meta: raw.meta,
     types: raw.types,

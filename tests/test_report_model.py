@@ -12,7 +12,7 @@ from memlens.viewer.evidence import is_web_link
 from memlens.viewer.graph import link_graph
 from memlens.viewer.layout import compute_layout
 from memlens.viewer.palette import type_color
-from memlens.viewer.payload import DRAW_LIMIT, page_data
+from memlens.viewer.payload import DRAW_LIMIT, FACT_COLUMNS, LEDGER_COLUMNS, page_data
 from memlens.viewer.script_json import script_json
 from memlens.viewer.timeline import TimelineBuilder, entity_timelines, functional_timelines
 
@@ -94,15 +94,17 @@ def test_page_data_handles_tombstones_and_links_by_index():
     ids = project_ids()
     snapshot = project_snapshot()
     data = page_data(snapshot, compute_layout(link_graph(snapshot)), show_superseded=False)
-    columns = data["columns"]["facts"]
-    facts = {row[0]: dict(zip(columns, row)) for row in data["facts"]}
+    columns = data["facts"]
+    assert set(columns) == set(FACT_COLUMNS) and set(data["ledger"]) == set(LEDGER_COLUMNS)
+    assert {len(values) for values in columns.values()} == {len(snapshot["facts"])}  # one entry per fact
+    facts = {fact_id: {name: columns[name][i] for name in FACT_COLUMNS} for i, fact_id in enumerate(columns["id"])}
     tombstone = facts[ids.forgotten_fact]
     assert tombstone["relation"] == -1 and tombstone["object"] == -1 and tombstone["description"] is None
     assert tombstone["status"] == "forgotten"
     acme = facts[ids.alice_at_acme]
     assert [acme["evidence"][i] for i in acme["links"]] == ["https://acme.example/team/alice"]
     globex = facts[ids.alice_at_globex]
-    assert data["facts"][globex["supersededBy"]][0] == ids.alice_at_acme
+    assert columns["id"][globex["supersededBy"]] == ids.alice_at_acme
     assert [h[2] for h in globex["history"]] == ["current", "superseded"]
     assert all(0 <= t < len(data["times"]) for h in globex["history"] for t in h[:2] if t != -1)
     assert data["times"] == sorted(data["times"])

@@ -1,14 +1,17 @@
 """The data blocks the page's script reads: the snapshot, indexed and compacted for the browser.
 
-Rows are arrays whose field names are listed once in `columns`, references between rows are
-array indexes, and record times are indexes into the sorted `times` list (so the browser compares
-integers when it travels in record time). Actors and ledger actions are indexes into `actors`
-and `actions`. A fact whose history is one open version equal to the fact itself (most facts)
-carries `history: null`. The page decodes this into objects once, at load.
+The facts and the ledger are columns: one list per field (FACT_COLUMNS, LEDGER_COLUMNS), entry i
+of each belonging to record i, so each field is mapped out of the snapshot in C. Entities,
+versions and contradictions are rows (arrays) whose field names are listed once in `columns`.
+References between records are list indexes, and record times are indexes into the sorted
+`times` list (so the browser compares integers when it travels in record time). Actors and
+ledger actions are indexes into `actors` and `actions`. A fact whose history is one open version
+equal to the fact itself (most facts) has history null. The page decodes all this once, at load.
 """
 
 from __future__ import annotations
 
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from typing import Any, Callable
 
@@ -33,34 +36,61 @@ CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "record
                          "resolution", "resolutionReason")
 # actor and action are indexes into the `actors` and `actions` lists: 40,000 ledger rows repeat a
 # handful of each, and spelling them out every time was a fifth of the page
-LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs")
+LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs", "refsEnd")
+# what is read of each snapshot fact and ledger row
+_FACT_FIELDS = ("id", "subject", "relation", "object", "status", "superseded_by", "reason", "contested",
+                "valid_from", "valid_to", "recorded_at", "retired_at", "actor", "description", "evidence",
+                "reassertions", "history", "contradictions", "functional")
+_LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs")
+
+
+class _Columns:
+    """Records read as one tuple per field. The fields are read from each record in one C call
+    (a dict is visited once, not once per field: at 300,000 records each pass over the dicts costs
+    ~50 ms in cache misses alone) and then transposed."""
+
+    def __init__(self, records: list[dict[str, Any]], fields: tuple[str, ...]) -> None:
+        getter = itemgetter(*fields)
+        try:
+            rows = list(map(getter, records))
+        except KeyError:  # a record that lacks some field (an importer's) reads None there
+            rows = [tuple(record.get(name) for name in fields) for record in records]
+        self._read = dict(zip(fields, zip(*rows))) if rows else dict.fromkeys(fields, ())
+
+    def __getitem__(self, key: str) -> tuple[Any, ...]:
+        return self._read[key]
+
+
+def _column(records: list[dict[str, Any]], key: str) -> list[Any]:
+    """`key` of every record; a record that lacks it (an importer's) reads None."""
+    try:
+        return list(map(itemgetter(key), records))
+    except KeyError:
+        return [record.get(key) for record in records]
 
 
 class _Indexes:
     """Position lookups for everything a row can point at."""
 
-    def __init__(self, snapshot: dict[str, Any], *, complete: bool = True) -> None:
-        entities, facts, ledger = snapshot["entities"], snapshot["facts"], snapshot.get("ledger", [])
+    def __init__(self, snapshot: dict[str, Any], facts: _Columns, ledger: _Columns, *, complete: bool = True) -> None:
+        entities = snapshot["entities"]
         self.entity = {entity_id: i for i, entity_id in enumerate(_column(entities, "id"))}
-        self.fact = {fact_id: i for i, fact_id in enumerate(_column(facts, "id"))}
+        self.fact = {fact_id: i for i, fact_id in enumerate(facts["id"])}
         self.contradiction = {c["id"]: i for i, c in enumerate(snapshot.get("contradictions", []))}
         self.types = sorted(set(snapshot.get("ontology", {}).get("types", [])) | set(_column(entities, "type")))
         self.type = {name: i for i, name in enumerate(self.types)}
         functional = {r["name"]: bool(r.get("functional")) for r in snapshot.get("ontology", {}).get("relations", [])}
-        for relation, is_functional in set(zip(_column(facts, "relation"), _column(facts, "functional"))):
+        for relation, is_functional in set(zip(facts["relation"], facts["functional"])):
             if relation is not None:
                 functional.setdefault(relation, bool(is_functional))
         self.relations = sorted(functional.items())
         self.relation = {name: i for i, (name, _) in enumerate(self.relations)}
-        self.times = sorted(_record_times(snapshot) if complete else _ledger_times(snapshot))
+        self.times = sorted(_record_times(snapshot) if complete else _ledger_times(ledger))
         self.time = {t: i for i, t in enumerate(self.times)}
         self.time[None] = self.time[""] = -1
-        actors = set(_column(facts, "actor")) | set(_column(ledger, "actor"))
-        actors.discard(None)
-        self.actors = sorted(set(map(str, actors)))
-        self.actor = {name: i for i, name in enumerate(self.actors)}
-        self.actions = sorted(set(map(str, set(_column(ledger, "action")))))
-        self.action = {name: i for i, name in enumerate(self.actions)}
+        # actors and actions are listed as text; `*_of` map each value as the snapshot has it
+        self.actors, self.actor_of = _named(set(facts["actor"]) | set(ledger["actor"]))
+        self.actions, self.action_of = _named(set(ledger["action"]))
         # a ledger or maintenance reference: entity index, -(fact index + 1), or the id as given
         self.refs: dict[str, int] = {fid: -(i + 1) for fid, i in self.fact.items()}
         self.refs.update(self.entity)
@@ -68,22 +98,19 @@ class _Indexes:
     def at(self, value: str | None) -> int:
         return self.time[value]
 
-    def ref(self, value: str) -> int | str:
-        return self.refs.get(value, value)
+
+def _named(values: set[Any]) -> tuple[list[str], dict[Any, int]]:
+    """The values as sorted text, and each value's index in it (None: -1)."""
+    values.discard(None)
+    names = sorted({str(v) for v in values})
+    index = {name: i for i, name in enumerate(names)}
+    return names, {**{v: index[str(v)] for v in values}, None: -1}
 
 
-def _column(records: list[dict[str, Any]], key: str) -> list[Any]:
-    """`key` of every record, read in C; a record that lacks it (an importer's) reads None."""
-    try:
-        return list(map(itemgetter(key), records))
-    except KeyError:
-        return [record.get(key) for record in records]
-
-
-def _ledger_times(snapshot: dict[str, Any]) -> set[str]:
+def _ledger_times(ledger: _Columns) -> set[str]:
     """In a memlens store every write is one ledger row, so the ledger's times are all the record
     times there are; a snapshot for which that does not hold (an importer's) fails a lookup."""
-    times = set(_column(snapshot.get("ledger", []), "at"))
+    times = set(ledger["at"])
     times.discard(None)
     return times
 
@@ -128,60 +155,67 @@ def _entity_rows(snapshot: dict[str, Any], ix: _Indexes, layout: Layout,
 
 
 _is_str = str.__instancecheck__
-_FACT_FIELDS = ("id", "subject", "relation", "object", "status", "superseded_by", "reason", "contested",
-                "valid_from", "valid_to", "recorded_at", "retired_at", "actor", "description", "evidence",
-                "reassertions", "history", "contradictions")
 _VERSION_FIELDS = ("from", "to", "status", "superseded_by", "reason", "valid_from", "valid_to")
-_fact_fields = itemgetter(*_FACT_FIELDS)
 _version_fields = itemgetter(*_VERSION_FIELDS)
+_NONE: list[Any] = []   # shared by the many facts with no links or contradictions; nothing mutates it
 
 
-def _fields(getter: Callable[[dict[str, Any]], tuple[Any, ...]], names: tuple[str, ...],
-            item: dict[str, Any]) -> tuple[Any, ...]:
-    """All of `names` in one C call; a record that lacks some (an importer's) reads them as None."""
+def _fact_columns(facts: "_Columns", ix: _Indexes) -> dict[str, list[Any]]:
+    """The facts as one list per field (see FACT_COLUMNS): most are a lookup mapped over a column
+    in C, which at 300,000 facts is several times faster than building a row per fact."""
+    time, entity, fact, default = ix.time.__getitem__, ix.entity.get, ix.fact.get, repeat(-1)
+    evidence = [e if e.__class__ is list and all(map(_is_str, e)) else [str(i) for i in e or ()]
+                for e in facts["evidence"]]
+    return {
+        "id": facts["id"],
+        "subject": list(map(entity, facts["subject"], default)),
+        "relation": list(map(ix.relation.get, facts["relation"], default)),
+        "object": list(map(entity, facts["object"], default)),
+        "status": facts["status"],
+        "supersededBy": list(map(fact, facts["superseded_by"], default)),
+        "reason": facts["reason"],
+        "contested": list(map(bool, facts["contested"])),
+        "validFrom": facts["valid_from"],
+        "validTo": facts["valid_to"],
+        "recordedAt": list(map(time, facts["recorded_at"])),
+        "retiredAt": list(map(time, facts["retired_at"])),
+        "actor": list(map(ix.actor_of.__getitem__, facts["actor"])),
+        "description": facts["description"],
+        "evidence": evidence,
+        "links": [[i for i, item in enumerate(e) if is_web_link(item)] if e else _NONE for e in evidence],
+        "reassertions": [int(count or 0) for count in facts["reassertions"]],
+        "history": _histories(facts, ix),
+        "contradictions": [[ix.contradiction[c] for c in named if c in ix.contradiction] if named else _NONE
+                           for named in facts["contradictions"]],
+    }
+
+
+def _histories(facts: "_Columns", ix: _Indexes) -> list[list[list[Any]] | None]:
+    """Each fact's versions as rows (HISTORY_COLUMNS); None for a fact whose history is one open
+    version equal to the fact itself (most facts), which the page rebuilds."""
+    time, fact = ix.time, ix.fact.get
+    histories: list[list[list[Any]] | None] = []
+    for versions, state in zip(facts["history"], zip(facts["recorded_at"], repeat(None), facts["status"],
+                                                     facts["superseded_by"], facts["reason"],
+                                                     facts["valid_from"], facts["valid_to"])):
+        if not versions or (len(versions) == 1 and _version_of(versions[0]) == state):
+            histories.append(None)
+            continue
+        rows = []
+        for version in versions:
+            since, until, status, superseded_by, reason, valid_from, valid_to = _version_of(version)
+            rows.append([time[since], time[until], status, fact(superseded_by, -1) if superseded_by else -1,
+                         reason, valid_from, valid_to])
+        histories.append(rows)
+    return histories
+
+
+def _version_of(version: dict[str, Any]) -> tuple[Any, ...]:
+    """A version's fields in one C call; a version that lacks some (an importer's) reads them as None."""
     try:
-        return getter(item)
+        return _version_fields(version)
     except KeyError:
-        return tuple(item.get(name) for name in names)
-
-
-def _fact_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
-    # the hottest loop of a build (30,000 facts): one itemgetter call per record instead of a
-    # dict.get() per field, and lookups bound to locals
-    time, entity, fact_index, relation_index = ix.time, ix.entity, ix.fact, ix.relation
-    actor_index, contradiction_index = ix.actor, ix.contradiction
-    rows = []
-    for fact in snapshot["facts"]:
-        (fid, subject, relation, obj, status, superseded_by, reason, contested, valid_from, valid_to,
-         recorded_at, retired_at, actor, description, evidence, reassertions, versions,
-         contradictions) = _fields(_fact_fields, _FACT_FIELDS, fact)
-        if not evidence:
-            evidence = []
-        elif not all(map(_is_str, evidence)):
-            evidence = [str(e) for e in evidence]
-        history: list[list[Any]] | None = None
-        if versions:
-            first = _fields(_version_fields, _VERSION_FIELDS, versions[0])
-            # one open version equal to the fact itself (most facts): the page rebuilds it
-            if not (len(versions) == 1 and first[1] is None and first[0] == recorded_at
-                    and first[2:] == (status, superseded_by, reason, valid_from, valid_to)):
-                history = []
-                for version in versions:
-                    v_from, v_to, v_status, v_by, v_reason, v_valid_from, v_valid_to = \
-                        _fields(_version_fields, _VERSION_FIELDS, version)
-                    history.append([time[v_from], time[v_to], v_status, fact_index.get(v_by, -1) if v_by else -1,
-                                    v_reason, v_valid_from, v_valid_to])
-        rows.append([
-            fid, entity.get(subject, -1) if subject else -1,
-            relation_index[relation] if relation is not None else -1, entity.get(obj, -1) if obj else -1,
-            status, fact_index.get(superseded_by, -1) if superseded_by else -1, reason, bool(contested),
-            valid_from, valid_to, time[recorded_at], time[retired_at],
-            actor_index[str(actor)] if actor is not None else -1,
-            description, evidence, [i for i, e in enumerate(evidence) if is_web_link(e)] if evidence else [],
-            int(reassertions or 0), history,
-            [contradiction_index[c] for c in contradictions if c in contradiction_index] if contradictions else [],
-        ])
-    return rows
+        return tuple(version.get(name) for name in _VERSION_FIELDS)
 
 
 def _contradiction_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
@@ -190,18 +224,20 @@ def _contradiction_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any
              c.get("resolution_reason")] for c in snapshot.get("contradictions", [])]
 
 
-_LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs")
-_ledger_fields = itemgetter(*_LEDGER_FIELDS)
-
-
-def _ledger_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any]]:
-    time, ref, actors, actions = ix.time, ix.refs.get, ix.actor, ix.action
-    rows = []
-    for row in snapshot.get("ledger", []):
-        seq, at, actor, action, targets = _fields(_ledger_fields, _LEDGER_FIELDS, row)
-        rows.append([seq, time[at], actors[str(actor)] if actor is not None else -1, actions[str(action)],
-                     list(map(ref, targets, targets)) if targets else []])
-    return rows
+def _ledger_columns(ledger: _Columns, ix: _Indexes) -> dict[str, list[Any]]:
+    """The ledger as one list per field (see LEDGER_COLUMNS). The rows' references (entity index,
+    -(fact index + 1), or an id as given) are one flat list; row i's are those from
+    refsEnd[i - 1] (0 for the first row) up to refsEnd[i]."""
+    targets = ledger["refs"]
+    flat = list(chain.from_iterable(t for t in targets if t))
+    return {
+        "seq": ledger["seq"],
+        "at": list(map(ix.time.__getitem__, ledger["at"])),
+        "actor": list(map(ix.actor_of.__getitem__, ledger["actor"])),
+        "action": list(map(ix.action_of.__getitem__, ledger["action"])),
+        "refs": list(map(ix.refs.get, flat, flat)),
+        "refsEnd": list(accumulate(len(t) if t else 0 for t in targets)),
+    }
 
 
 def _overview(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[int]:
@@ -211,9 +247,9 @@ def _overview(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[in
     return drawn
 
 
-def _valid_times(snapshot: dict[str, Any]) -> list[str]:
-    values = {v for f in snapshot["facts"] for v in (f.get("valid_from"), f.get("valid_to")) if v}
-    return sorted(values)
+def _valid_times(facts: _Columns) -> list[str]:
+    values = set(facts["valid_from"]) | set(facts["valid_to"])
+    return sorted(v for v in values if v)
 
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
@@ -240,32 +276,33 @@ def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bo
 
 def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool,
             entity_pages: dict[str, str] | None, encode: Callable[[Any], Any]) -> dict[str, Any]:
+    facts = _Columns(snapshot["facts"], _FACT_FIELDS)
+    ledger = _Columns(snapshot.get("ledger", []), _LEDGER_FIELDS)
     try:
-        ix = _Indexes(snapshot, complete=False)
-        entities, facts = _entity_rows(snapshot, ix, layout, entity_pages), encode(_fact_rows(snapshot, ix))
+        ix = _Indexes(snapshot, facts, ledger, complete=False)
+        entities, fact_block = _entity_rows(snapshot, ix, layout, entity_pages), encode(_fact_columns(facts, ix))
         contradictions = _contradiction_rows(snapshot, ix)
     except KeyError:  # a record time the ledger does not have: index every time there is
-        ix = _Indexes(snapshot)
-        entities, facts = _entity_rows(snapshot, ix, layout, entity_pages), encode(_fact_rows(snapshot, ix))
+        ix = _Indexes(snapshot, facts, ledger)
+        entities, fact_block = _entity_rows(snapshot, ix, layout, entity_pages), encode(_fact_columns(facts, ix))
         contradictions = _contradiction_rows(snapshot, ix)
-    ledger = encode(_ledger_rows(snapshot, ix))
+    ledger_block = encode(_ledger_columns(ledger, ix))
     main = {
         "meta": {"format": snapshot.get("format"), "dataset": snapshot.get("dataset"),
                  "generatedAt": snapshot.get("generated_at"), "hash": snapshot.get("hash"),
                  "stats": snapshot.get("stats", {})},
         "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
-                    "facts": FACT_COLUMNS, "history": HISTORY_COLUMNS,
-                    "contradictions": CONTRADICTION_COLUMNS, "ledger": LEDGER_COLUMNS},
+                    "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS},
         "types": [{"name": name, "color": type_color(name)} for name in ix.types],
         "relations": [{"name": name, "functional": functional} for name, functional in ix.relations],
         "actors": ix.actors,
         "actions": ix.actions,
         "times": ix.times,
-        "validTimes": _valid_times(snapshot),
+        "validTimes": _valid_times(facts),
         "entities": entities,
         "contradictions": contradictions,
         "overview": _overview(snapshot, ix, layout),
         "drawLimit": DRAW_LIMIT,
         "showSuperseded": show_superseded,
     }
-    return {MAIN_BLOCK: encode(main), FACTS_BLOCK: facts, LEDGER_BLOCK: ledger}
+    return {MAIN_BLOCK: encode(main), FACTS_BLOCK: fact_block, LEDGER_BLOCK: ledger_block}

@@ -145,17 +145,17 @@ def _report_block(page: str, element_id: str) -> Any:
     return json.loads(page[start:end]) if end >= 0 else None
 
 
-def _report_digest(main: dict[str, Any], facts: list[list[Any]]) -> dict[str, Any]:
+def _report_digest(main: dict[str, Any], facts: dict[str, list[Any]]) -> dict[str, Any]:
     """The snapshot digest (see snapshot_diff.digest) of the snapshot a report was built from."""
-    entity_columns, fact_columns = main["columns"]["entities"], main["columns"]["facts"]
-    eid, merged = entity_columns.index("id"), entity_columns.index("mergedInto")
-    fid, status, contested = (fact_columns.index(name) for name in ("id", "status", "contested"))
+    columns = main["columns"]["entities"]
+    eid, merged = columns.index("id"), columns.index("mergedInto")
     entities = main["entities"]
     return {
         "format": DIGEST_FORMAT,
         "hash": main["meta"]["hash"],
         "generated_at": main["meta"]["generatedAt"],
-        "facts": {row[fid]: [row[status], bool(row[contested])] for row in facts},
+        "facts": {fact_id: [status, bool(contested)]
+                  for fact_id, status, contested in zip(facts["id"], facts["status"], facts["contested"], strict=True)},
         "entities": {row[eid]: entities[row[merged]][eid] if row[merged] >= 0 else None for row in entities},
     }
 
