@@ -5,11 +5,19 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from importlib import resources
+from importlib.util import find_spec
 from pathlib import Path
 
-import pyvis
 
-VIS_DIR = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
+def _pyvis_folder() -> Path:
+    """Where pyvis is installed, found without importing it (its import pulls in IPython: 0.3 s)."""
+    spec = find_spec("pyvis")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("pyvis is not installed; memlens takes vis-network from it (pip install pyvis)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+VIS_DIR = _pyvis_folder() / "templates" / "lib" / "vis-9.1.2"
 # Load order matters: later files use what earlier ones define inside the shared closure.
 SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "graph_view.js", "detail_panel.js",
                 "search.js", "provenance.js", "timelines.js", "controls.js", "app.js")
