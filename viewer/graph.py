@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection, Iterator
 
+from .columns import FACT_FIELDS, Columns
+
 Snapshot = dict[str, Any]
 
 
@@ -34,14 +36,15 @@ class LinkGraph:
         return len(self.neighbours[node])
 
 
-def link_graph(snapshot: Snapshot) -> LinkGraph:
-    """Live entities, linked by every fact that is not forgotten."""
+def link_graph(snapshot: Snapshot, facts: Columns | None = None) -> LinkGraph:
+    """Live entities, linked by every fact that is not forgotten (drawable_facts' rule, read from
+    columns). `facts` are the snapshot's facts as columns, if the caller has them already."""
+    facts = facts or Columns(snapshot["facts"], FACT_FIELDS)
     entities = live_entities(snapshot)
     names = {e["id"]: e["name"] for e in entities}
     neighbours: dict[str, set[str]] = {node: set() for node in names}
-    for fact in drawable_facts(snapshot, neighbours.keys()):
-        subject, obj = fact["subject"], fact["object"]
-        if subject != obj:
+    for status, subject, obj in zip(facts["status"], facts["subject"], facts["object"]):
+        if status != "forgotten" and subject != obj and subject in neighbours and obj in neighbours:
             neighbours[subject].add(obj)
             neighbours[obj].add(subject)
     return LinkGraph(names=names, neighbours=neighbours)

@@ -15,6 +15,7 @@ from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from typing import Any, Callable
 
+from .columns import FACT_FIELDS, Columns
 from .evidence import is_web_link
 from .layout import Layout
 from .palette import type_color
@@ -37,28 +38,8 @@ CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "record
 # actor and action are indexes into the `actors` and `actions` lists: 40,000 ledger rows repeat a
 # handful of each, and spelling them out every time was a fifth of the page
 LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs", "refsEnd")
-# what is read of each snapshot fact and ledger row
-_FACT_FIELDS = ("id", "subject", "relation", "object", "status", "superseded_by", "reason", "contested",
-                "valid_from", "valid_to", "recorded_at", "retired_at", "actor", "description", "evidence",
-                "reassertions", "history", "contradictions", "functional")
+# what is read of each snapshot ledger row
 _LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs")
-
-
-class _Columns:
-    """Records read as one tuple per field. The fields are read from each record in one C call
-    (a dict is visited once, not once per field: at 300,000 records each pass over the dicts costs
-    ~50 ms in cache misses alone) and then transposed."""
-
-    def __init__(self, records: list[dict[str, Any]], fields: tuple[str, ...]) -> None:
-        getter = itemgetter(*fields)
-        try:
-            rows = list(map(getter, records))
-        except KeyError:  # a record that lacks some field (an importer's) reads None there
-            rows = [tuple(record.get(name) for name in fields) for record in records]
-        self._read = dict(zip(fields, zip(*rows))) if rows else dict.fromkeys(fields, ())
-
-    def __getitem__(self, key: str) -> tuple[Any, ...]:
-        return self._read[key]
 
 
 def _column(records: list[dict[str, Any]], key: str) -> list[Any]:
@@ -72,7 +53,7 @@ def _column(records: list[dict[str, Any]], key: str) -> list[Any]:
 class _Indexes:
     """Position lookups for everything a row can point at."""
 
-    def __init__(self, snapshot: dict[str, Any], facts: _Columns, ledger: _Columns, *, complete: bool = True) -> None:
+    def __init__(self, snapshot: dict[str, Any], facts: Columns, ledger: Columns, *, complete: bool = True) -> None:
         entities = snapshot["entities"]
         self.entity = {entity_id: i for i, entity_id in enumerate(_column(entities, "id"))}
         self.fact = {fact_id: i for i, fact_id in enumerate(facts["id"])}
@@ -107,7 +88,7 @@ def _named(values: set[Any]) -> tuple[list[str], dict[Any, int]]:
     return names, {**{v: index[str(v)] for v in values}, None: -1}
 
 
-def _ledger_times(ledger: _Columns) -> set[str]:
+def _ledger_times(ledger: Columns) -> set[str]:
     """In a memlens store every write is one ledger row, so the ledger's times are all the record
     times there are; a snapshot for which that does not hold (an importer's) fails a lookup."""
     times = set(ledger["at"])
@@ -160,7 +141,7 @@ _version_fields = itemgetter(*_VERSION_FIELDS)
 _NONE: list[Any] = []   # shared by the many facts with no links or contradictions; nothing mutates it
 
 
-def _fact_columns(facts: "_Columns", ix: _Indexes) -> dict[str, list[Any]]:
+def _fact_columns(facts: "Columns", ix: _Indexes) -> dict[str, list[Any]]:
     """The facts as one list per field (see FACT_COLUMNS): most are a lookup mapped over a column
     in C, which at 300,000 facts is several times faster than building a row per fact."""
     time, entity, fact, default = ix.time.__getitem__, ix.entity.get, ix.fact.get, repeat(-1)
@@ -190,7 +171,7 @@ def _fact_columns(facts: "_Columns", ix: _Indexes) -> dict[str, list[Any]]:
     }
 
 
-def _histories(facts: "_Columns", ix: _Indexes) -> list[list[list[Any]] | None]:
+def _histories(facts: "Columns", ix: _Indexes) -> list[list[list[Any]] | None]:
     """Each fact's versions as rows (HISTORY_COLUMNS); None for a fact whose history is one open
     version equal to the fact itself (most facts), which the page rebuilds."""
     time, fact = ix.time, ix.fact.get
@@ -224,7 +205,7 @@ def _contradiction_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any
              c.get("resolution_reason")] for c in snapshot.get("contradictions", [])]
 
 
-def _ledger_columns(ledger: _Columns, ix: _Indexes) -> dict[str, list[Any]]:
+def _ledger_columns(ledger: Columns, ix: _Indexes) -> dict[str, list[Any]]:
     """The ledger as one list per field (see LEDGER_COLUMNS). The rows' references (entity index,
     -(fact index + 1), or an id as given) are one flat list; row i's are those from
     refsEnd[i - 1] (0 for the first row) up to refsEnd[i]."""
@@ -247,37 +228,37 @@ def _overview(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[in
     return drawn
 
 
-def _valid_times(facts: _Columns) -> list[str]:
+def _valid_times(facts: Columns) -> list[str]:
     values = set(facts["valid_from"]) | set(facts["valid_to"])
     return sorted(v for v in values if v)
 
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
-              entity_pages: dict[str, str] | None = None) -> dict[str, Any]:
+              entity_pages: dict[str, str] | None = None, fact_columns: Columns | None = None) -> dict[str, Any]:
     """Everything the page's script needs, as one plain JSON-able dict (the model of the blocks).
 
     `entity_pages` (entity id -> page path relative to the page) adds a `page` column, so a
     site's graph can link each entity to its own page.
     """
-    blocks = _blocks(snapshot, layout, show_superseded, entity_pages, lambda value: value)
+    blocks = _blocks(snapshot, layout, show_superseded, entity_pages, fact_columns, lambda value: value)
     return {**blocks[MAIN_BLOCK], "facts": blocks[FACTS_BLOCK], "ledger": blocks[LEDGER_BLOCK]}
 
 
 def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
-                entity_pages: dict[str, str] | None = None) -> dict[str, str]:
+                entity_pages: dict[str, str] | None = None, fact_columns: Columns | None = None) -> dict[str, str]:
     """The same data as `page_data`, as JSON texts keyed by the id of the page element holding them.
 
     The facts and the ledger (most of the bytes) have blocks of their own: each is encoded as soon
     as its rows exist, so one section's rows are alive at a time, and the page can leave the ledger
     undecoded until the provenance tab is opened.
     """
-    return _blocks(snapshot, layout, show_superseded, entity_pages, script_json)
+    return _blocks(snapshot, layout, show_superseded, entity_pages, fact_columns, script_json)
 
 
-def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool,
-            entity_pages: dict[str, str] | None, encode: Callable[[Any], Any]) -> dict[str, Any]:
-    facts = _Columns(snapshot["facts"], _FACT_FIELDS)
-    ledger = _Columns(snapshot.get("ledger", []), _LEDGER_FIELDS)
+def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, entity_pages: dict[str, str] | None,
+            fact_columns: Columns | None, encode: Callable[[Any], Any]) -> dict[str, Any]:
+    facts = fact_columns or Columns(snapshot["facts"], FACT_FIELDS)
+    ledger = Columns(snapshot.get("ledger", []), _LEDGER_FIELDS)
     try:
         ix = _Indexes(snapshot, facts, ledger, complete=False)
         entities, fact_block = _entity_rows(snapshot, ix, layout, entity_pages), encode(_fact_columns(facts, ix))

@@ -186,14 +186,14 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     """`previous_layout` (entity id -> position, from the bundle being regenerated) keeps those
     entities where they were; see `compute_layout`. Ignored when `layout` is given."""
     check_format(snapshot)
-    layout = layout or compute_layout(link_graph(snapshot), previous=previous_layout)
     builder = builder or TimelineBuilder(snapshot)
+    layout = layout or compute_layout(link_graph(snapshot, builder.fact_columns), previous=previous_layout)
     functional, functional_omitted = functional_timelines(builder)
     # a site draws every entity's timeline on the entity's own page
     per_entity, entity_omitted = ([], 0) if site else entity_timelines(builder, layout.ranking)
     links: Links = site.links if site else ReportLinks(builder.entities, builder.facts)
     blocks = page_blocks(snapshot, layout, show_superseded=show_superseded,
-                         entity_pages=site.entity_pages if site else None)
+                         entity_pages=site.entity_pages if site else None, fact_columns=builder.fact_columns)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),
         generated_at=str(snapshot.get("generated_at") or ""),

@@ -117,7 +117,7 @@ class SiteBuild:
         self.changes = changes
         self.env = environment()
         self.builder = TimelineBuilder(snapshot)
-        self.layout = compute_layout(link_graph(snapshot), previous=previous_layout)
+        self.layout = compute_layout(link_graph(snapshot, self.builder.fact_columns), previous=previous_layout)
         self.pages = entity_page_names(snapshot["entities"])
         owners: dict[str, str] = {}
         for fact in snapshot["facts"]:

@@ -15,6 +15,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Any, Iterable, NamedTuple
 
+from .columns import FACT_FIELDS, Columns
 from .palette import type_color
 from .timefmt import from_day_number, short_record_time, to_day_number
 
@@ -107,8 +108,10 @@ class TimelineBuilder:
 
     def __init__(self, snapshot: dict[str, Any]) -> None:
         self.snapshot = snapshot
+        # the facts' fields as columns, also handed to the graph and the page data (see build_context)
+        self.fact_columns = Columns(snapshot["facts"], FACT_FIELDS)
         self.entities = {e["id"]: e for e in snapshot["entities"]}
-        self.facts = {f["id"]: f for f in snapshot["facts"]}
+        self.facts = dict(zip(self.fact_columns["id"], snapshot["facts"]))
         self.contradictions_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for contradiction in snapshot.get("contradictions", []):
             for fid in contradiction.get("facts", []):
@@ -149,8 +152,8 @@ class TimelineBuilder:
         """Entity id -> its facts (either end), for every entity that has any."""
         if self._facts_of is None:
             index: dict[str, list[dict[str, Any]]] = defaultdict(list)
-            for fact in self.snapshot["facts"]:
-                subject, obj = fact.get("subject"), fact.get("object")
+            columns = self.fact_columns
+            for fact, subject, obj in zip(self.snapshot["facts"], columns["subject"], columns["object"]):
                 if subject:
                     index[subject].append(fact)
                 if obj and obj != subject:
@@ -284,9 +287,11 @@ def functional_timelines(builder: TimelineBuilder) -> tuple[list[Timeline], int]
     """One timeline per subject+functional relation: every key with history (up to the limit), then a
     few keys with a single value. Returns (shown, omitted)."""
     keys: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for fact in builder.snapshot["facts"]:
-        if fact.get("functional") and fact.get("status") != "forgotten" and fact.get("subject"):
-            keys[(fact["subject"], fact["relation"])].append(fact)
+    columns = builder.fact_columns
+    for fact, functional, status, subject, relation in zip(
+            builder.snapshot["facts"], columns["functional"], columns["status"], columns["subject"], columns["relation"]):
+        if functional and status != "forgotten" and subject:
+            keys[(subject, relation)].append(fact)
     ordered = sorted(keys.items(), key=lambda item: (-len(item[1]), builder.name(item[0][0]), item[0][1]))
     with_history = sum(1 for _, facts in ordered if len(facts) > 1)
     chosen = ordered[:min(MAX_FUNCTIONAL_TIMELINES, with_history + MAX_SINGLE_VALUE_KEYS)]
