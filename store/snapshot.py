@@ -206,8 +206,9 @@ def _live_facts(conn: sqlite3.Connection, entity_ids: dict[str, str]) -> list[di
         fact_versions = versions[fact_id]
         if len(fact_versions) > 1:
             fact_versions.sort()
-        history = [{"from": v[1], "to": v[2], "status": v[3], "superseded_by": v[4], "reason": v[5],
-                    "valid_from": v[6], "valid_to": v[7]} for v in fact_versions]
+        history = [{"from": since, "to": until, "status": status, "superseded_by": by, "reason": reason,
+                    "valid_from": valid_from, "valid_to": valid_to}
+                   for _, since, until, status, by, reason, valid_from, valid_to in fact_versions]
         state = history[-1]
         facts.append({
             "id": fact_id, "subject": entity_ids.get(subject, subject), "relation": same(relation, relation),
