@@ -292,17 +292,20 @@ function createGraphView(memory, view, container, events) {
     return neighboursOf(entity).filter((e) => !drawnEntities.has(e.index)).length;
   }
 
+  // shown + unrecorded + filtered + notDrawn = the memory's entities (merged ones aside): what the
+  // status line says adds up to the header's count
   function counts() {
-    let shown = 0, unrecorded = 0, filtered = 0;
+    let shown = 0, unrecorded = 0, filtered = 0, drawnLive = 0;
     for (const index of drawnEntities) {
       const entity = memory.entities[index];
+      if (entity.mergedInto === -1) drawnLive++;
       if (view.asOfRecord === null && entity.mergedInto !== -1) continue; // merged: only drawn in the past
       if (!entityExistsAt(entity, view.asOfRecord)) unrecorded++;
       else if (view.hiddenTypes.has(entity.typeName)) filtered++;
       else shown++;
     }
     const live = memory.entities.filter((e) => e.mergedInto === -1).length;
-    return { shown, unrecorded, filtered, drawn: drawnEntities.size, notDrawn: Math.max(0, memory.entities.length - drawnEntities.size), live };
+    return { shown, unrecorded, filtered, drawn: drawnEntities.size, notDrawn: live - drawnLive, live };
   }
 
   function applyTheme() {
