@@ -25,12 +25,8 @@ def report(snapshot, browser, tmp_path_factory):
     opened.close()
 
 
-def drawn_ids(report) -> set[str]:
-    return set(report.page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
-
-
 def test_only_the_most_connected_entities_are_drawn_at_first(report, snapshot):
-    drawn = drawn_ids(report)
+    drawn = report.drawn_ids()
     assert len(drawn) == DRAW_LIMIT < ENTITIES
     status = report.page.locator("#graph-status").inner_text()
     assert f"{ENTITIES - DRAW_LIMIT:,} more not drawn" in status
@@ -39,10 +35,10 @@ def test_only_the_most_connected_entities_are_drawn_at_first(report, snapshot):
 
 def test_search_reveals_an_entity_that_was_not_drawn(report, snapshot):
     page = report.page
-    hidden = next(e for e in reversed(snapshot["entities"]) if e["id"] not in drawn_ids(report))
+    hidden = next(e for e in reversed(snapshot["entities"]) if e["id"] not in report.drawn_ids())
     page.fill("#search-input", hidden["name"])
     page.press("#search-input", "Enter")
-    assert hidden["id"] in drawn_ids(report)
+    assert hidden["id"] in report.drawn_ids()
     assert page.evaluate("window.memlens.network.getSelectedNodes()") == [hidden["id"]]
     node = page.evaluate("(id) => window.memlens.network.body.data.nodes.get(id)", hidden["id"])
     assert node["hidden"] is False
@@ -50,7 +46,7 @@ def test_search_reveals_an_entity_that_was_not_drawn(report, snapshot):
 
 def test_expanding_a_node_adds_its_hidden_neighbours(report, snapshot):
     page = report.page
-    before = drawn_ids(report)
+    before = report.drawn_ids()
     live = {e["id"] for e in snapshot["entities"] if e["merged_into"] is None}
     neighbours: dict[str, set[str]] = {}
     for fact in snapshot["facts"]:
@@ -60,6 +56,6 @@ def test_expanding_a_node_adds_its_hidden_neighbours(report, snapshot):
     entity = next(e for e in sorted(before) if 0 < len(neighbours.get(e, set()) - before) <= 50)
     page.evaluate("(id) => window.memlens.selectEntityById(id)", entity)
     page.click("#detail-expand")
-    after = drawn_ids(report)
+    after = report.drawn_ids()
     assert neighbours[entity] <= after
     assert len(after) > len(before)

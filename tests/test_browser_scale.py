@@ -25,14 +25,9 @@ def snapshot():
 @pytest.fixture(scope="module")
 def report(snapshot, browser, tmp_path_factory):
     path = write_report(snapshot, tmp_path_factory.mktemp("scale") / "scale.html")
-    opened = open_report(browser, path, wait_for_graph=False)
-    opened.page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=120_000)
+    opened = open_report(browser, path, graph_timeout_ms=120_000)
     yield opened
     opened.close()
-
-
-def drawn_ids(report) -> set[str]:
-    return set(report.page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
 
 
 def status_counts(report) -> dict[str, int]:
@@ -59,7 +54,7 @@ def expansion_neighbours(snapshot) -> dict[str, set[str]]:
 def test_the_overview_is_bounded_and_its_counts_add_up_to_the_store(report, snapshot):
     live = [e for e in snapshot["entities"] if e["merged_into"] is None]
     assert len(live) == snapshot["stats"]["entities"] == ENTITIES
-    assert len(drawn_ids(report)) == DRAW_LIMIT
+    assert len(report.drawn_ids()) == DRAW_LIMIT
     counts = status_counts(report)
     assert counts["shown"] == DRAW_LIMIT and counts["filtered"] == 0
     assert counts["shown"] + counts["not drawn"] == snapshot["stats"]["entities"]
@@ -71,7 +66,7 @@ def test_the_overview_is_bounded_and_its_counts_add_up_to_the_store(report, snap
 def test_drill_down_reaches_every_entity(report, snapshot):
     page = report.page
     neighbours = expansion_neighbours(snapshot)
-    overview = drawn_ids(report)
+    overview = report.drawn_ids()
     # every entity the overview leads to by expanding, with the path that gets there
     parent: dict[str, str | None] = {node: None for node in overview}
     queue = deque(overview)
@@ -92,11 +87,11 @@ def test_drill_down_reaches_every_entity(report, snapshot):
     assert len(path) >= 3, "the generated graph should need more than one expansion"
     for step, nxt in zip(path, path[1:]):
         for _ in range(len(neighbours[step]) // 400 + 1):  # an expansion reveals up to 400 neighbours
-            if nxt in drawn_ids(report):
+            if nxt in report.drawn_ids():
                 break
             page.evaluate("(id) => window.memlens.selectEntityById(id)", step)
             page.click("#detail-expand")
-        assert nxt in drawn_ids(report), (step, nxt)
+        assert nxt in report.drawn_ids(), (step, nxt)
     # whatever no expansion reaches (isolated entities, other components) search finds by name
     assert unreachable, "the generated graph has entities without links"
     names = [e["name"] for e in snapshot["entities"]]
@@ -104,7 +99,7 @@ def test_drill_down_reaches_every_entity(report, snapshot):
     for entity in (unreachable[0], unreachable[len(unreachable) // 2], unreachable[-1]):
         page.fill("#search-input", entity["name"])
         page.press("#search-input", "Enter")
-        assert entity["id"] in drawn_ids(report)
+        assert entity["id"] in report.drawn_ids()
         assert page.evaluate("window.memlens.network.getSelectedNodes()") == [entity["id"]]
 
 
@@ -117,9 +112,9 @@ def depth(parent: dict[str, str | None], node: str) -> int:
 
 def test_search_finds_an_entity_the_overview_does_not_draw(report, snapshot):
     page = report.page
-    drawn = drawn_ids(report)
+    drawn = report.drawn_ids()
     hidden = next(e for e in reversed(snapshot["entities"]) if e["id"] not in drawn)
     page.fill("#search-input", hidden["name"])
     page.press("#search-input", "Enter")
-    assert hidden["id"] in drawn_ids(report)
+    assert hidden["id"] in report.drawn_ids()
     assert page.locator("#detail h2").inner_text() == hidden["name"]

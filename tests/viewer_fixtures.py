@@ -593,13 +593,17 @@ class OpenedReport:
     def csp_violations(self) -> list[str]:
         return self.page.evaluate("window.__cspViolations")
 
+    def drawn_ids(self) -> set[str]:
+        """The ids of the entities the graph has drawn."""
+        return set(self.page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
+
     def close(self) -> None:
         self.context.close()
 
 
 def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: int = 1280,
                 height: int = 800, fragment: str = "", url: str | None = None,
-                wait_for_graph: bool = True, javascript: bool = True) -> OpenedReport:
+                wait_for_graph: bool = True, javascript: bool = True, graph_timeout_ms: int = 15_000) -> OpenedReport:
     """Opens `path` (or `url`) with every request outside its own origin aborted and recorded."""
     context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme,
                                   java_script_enabled=javascript)
@@ -629,5 +633,5 @@ def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: 
     page.goto(url)
     if wait_for_graph:
         # a function, not an expression: Playwright evals expressions in the page, which the CSP refuses
-        page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=15_000)
+        page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=graph_timeout_ms)
     return opened

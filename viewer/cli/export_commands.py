@@ -15,6 +15,7 @@ from memlens.store.snapshot_load import load_into
 
 from memlens.viewer import regeneration
 
+from .app import end_process
 from .options import dataset_options, emit, note, open_memory
 from .progress import Progress
 
@@ -90,7 +91,8 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
 @click.option("--superseded", "show_superseded", is_flag=True, help="html: show superseded facts from the start.")
 @source_options
 @dataset_options
-def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dataset, as_json):
+@click.pass_context
+def export(ctx, fmt, out, show_superseded, source, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
     site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store.
 
@@ -118,6 +120,7 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
         return
     emit(as_json, {"format": fmt, "path": str(path), "hash": snapshot["hash"], "stats": snapshot["stats"]},
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
+    end_process(ctx)
 
 
 @click.command()
@@ -128,7 +131,8 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
 @click.option("--if-changed", is_flag=True, help="Write nothing if the report already shows the current store.")
 @source_options
 @dataset_options
-def view(out, no_open, show_superseded, if_changed, source, deleted_text, source_path, db, dataset, as_json):
+@click.pass_context
+def view(ctx, out, no_open, show_superseded, if_changed, source, deleted_text, source_path, db, dataset, as_json):
     """Write the dataset's report (one self-contained HTML file) and open it.
 
     The file works offline, from file://, and can be mailed to a teammate. With --from, the
@@ -164,6 +168,7 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
          str(path) if done.written else f"unchanged: {path}")
     if not no_open and not webbrowser.open(path.resolve().as_uri()):
         note("no browser could be opened; open the file above")
+    end_process(ctx)
 
 
 def default_report(name: str) -> Path:
@@ -176,7 +181,8 @@ def default_report(name: str) -> Path:
 @click.argument("source_path", required=False, type=click.Path(dir_okay=False))
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
 @dataset_options
-def import_command(source, source_path, deleted_text, db, dataset, as_json):
+@click.pass_context
+def import_command(ctx, source, source_path, deleted_text, db, dataset, as_json):
     """Copy a memoose, memware or mnemo store into an empty memlens dataset.
 
     Ids, both time axes, statuses and history are kept; the ledger records the import as
@@ -197,6 +203,7 @@ def import_command(source, source_path, deleted_text, db, dataset, as_json):
         name = memory.name
     emit(as_json, dict(counts, dataset=name),
          f"imported {source} into {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if isinstance(v, int)))
+    end_process(ctx)
 
 
 COMMANDS = [export, view, import_command]
