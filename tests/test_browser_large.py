@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from viewer_fixtures import large_snapshot, open_report
+from viewer_fixtures import large_snapshot, opened_report
 
-from memlens.viewer.bundle import write_report
 from memlens.viewer.payload import DRAW_LIMIT
 
 pytestmark = pytest.mark.browser
@@ -19,10 +18,7 @@ def snapshot():
 
 @pytest.fixture(scope="module")
 def report(snapshot, browser, tmp_path_factory):
-    path = write_report(snapshot, tmp_path_factory.mktemp("large") / "large.html")
-    opened = open_report(browser, path)
-    yield opened
-    opened.close()
+    yield from opened_report(browser, snapshot, tmp_path_factory.mktemp("large"))
 
 
 def test_only_the_most_connected_entities_are_drawn_at_first(report, snapshot):

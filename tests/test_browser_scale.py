@@ -8,9 +8,8 @@ import re
 from collections import deque
 
 import pytest
-from viewer_fixtures import large_snapshot, open_report
+from viewer_fixtures import large_snapshot, opened_report
 
-from memlens.viewer.bundle import write_report
 from memlens.viewer.payload import DRAW_LIMIT
 
 pytestmark = pytest.mark.browser
@@ -24,10 +23,7 @@ def snapshot():
 
 @pytest.fixture(scope="module")
 def report(snapshot, browser, tmp_path_factory):
-    path = write_report(snapshot, tmp_path_factory.mktemp("scale") / "scale.html")
-    opened = open_report(browser, path, graph_timeout_ms=120_000)
-    yield opened
-    opened.close()
+    yield from opened_report(browser, snapshot, tmp_path_factory.mktemp("scale"), graph_timeout_ms=120_000)
 
 
 def status_counts(report) -> dict[str, int]:

@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, Iterator
 
 NAMESPACE = uuid.UUID("6f1c1f7e-3c55-4c0e-9b7a-4d1c2f6a9e10")
 DEFAULT_TYPES = ["Concept", "Library", "Module", "Organization", "Person", "Service", "Team"]
@@ -635,3 +635,14 @@ def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: 
         # a function, not an expression: Playwright evals expressions in the page, which the CSP refuses
         page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)", timeout=graph_timeout_ms)
     return opened
+
+
+def opened_report(browser: Any, snapshot: dict[str, Any], folder: Any, *,
+                  graph_timeout_ms: int = 15_000) -> Iterator[OpenedReport]:
+    """A fixture body: `snapshot`'s report written into `folder`, opened until the test module is
+    done with it, then closed."""
+    from memlens.viewer.bundle import write_report
+
+    opened = open_report(browser, write_report(snapshot, folder / "report.html"), graph_timeout_ms=graph_timeout_ms)
+    yield opened
+    opened.close()
