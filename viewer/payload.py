@@ -42,23 +42,15 @@ LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs", "refsEnd")
 _LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs")
 
 
-def _column(records: list[dict[str, Any]], key: str) -> list[Any]:
-    """`key` of every record; a record that lacks it (an importer's) reads None."""
-    try:
-        return list(map(itemgetter(key), records))
-    except KeyError:
-        return [record.get(key) for record in records]
-
-
 class _Indexes:
     """Position lookups for everything a row can point at."""
 
     def __init__(self, snapshot: dict[str, Any], facts: Columns, ledger: Columns, *, complete: bool = True) -> None:
-        entities = snapshot["entities"]
-        self.entity = {entity_id: i for i, entity_id in enumerate(_column(entities, "id"))}
+        entities = Columns(snapshot["entities"], ("id", "type"))
+        self.entity = {entity_id: i for i, entity_id in enumerate(entities["id"])}
         self.fact = {fact_id: i for i, fact_id in enumerate(facts["id"])}
         self.contradiction = {c["id"]: i for i, c in enumerate(snapshot.get("contradictions", []))}
-        self.types = sorted(set(snapshot.get("ontology", {}).get("types", [])) | set(_column(entities, "type")))
+        self.types = sorted(set(snapshot.get("ontology", {}).get("types", [])) | set(entities["type"]))
         self.type = {name: i for i, name in enumerate(self.types)}
         functional = {r["name"]: bool(r.get("functional")) for r in snapshot.get("ontology", {}).get("relations", [])}
         for relation, is_functional in set(zip(facts["relation"], facts["functional"])):
@@ -235,13 +227,13 @@ def _valid_times(facts: Columns) -> list[str]:
 
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
-              entity_pages: dict[str, str] | None = None, fact_columns: Columns | None = None) -> dict[str, Any]:
+              entity_pages: dict[str, str] | None = None) -> dict[str, Any]:
     """Everything the page's script needs, as one plain JSON-able dict (the model of the blocks).
 
     `entity_pages` (entity id -> page path relative to the page) adds a `page` column, so a
     site's graph can link each entity to its own page.
     """
-    blocks = _blocks(snapshot, layout, show_superseded, entity_pages, fact_columns, lambda value: value)
+    blocks = _blocks(snapshot, layout, show_superseded, entity_pages, None, lambda value: value)
     return {**blocks[MAIN_BLOCK], "facts": blocks[FACTS_BLOCK], "ledger": blocks[LEDGER_BLOCK]}
 
 
