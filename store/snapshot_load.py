@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from . import ledger, search
 from .db import Tx, write
 from .errors import Conflict, InvalidInput, StoreUnreadable
+from .ids import usable_id
 from .schema import STATUSES
 from .snapshot import FORMAT
 
@@ -171,13 +172,34 @@ def _check_shape(snapshot: Any) -> None:
                       ("ledger", list), ("ontology", dict), ("generated_at", str), ("hash", str), ("dataset", str)):
         if not isinstance(snapshot.get(key), kind):
             raise InvalidInput(f"the snapshot's {key!r} is missing or not a {kind.__name__}")
+    for entity in snapshot["entities"]:
+        _check_ids("entity", entity, "id", "merged_into")
     for fact in snapshot["facts"]:
+        _check_ids("fact", fact, "id", "subject", "object", "superseded_by")
         _check_fact(fact)
     for c in snapshot["contradictions"]:
+        _check_ids("contradiction", c, "id")
+        if not all(usable_id(fid) for fid in c.get("facts") or ()):
+            raise InvalidInput(f"contradiction {_shown(c.get('id'))} names a fact by an unusable id")
         if len(c.get("facts") or ()) != 2 or c.get("resolution") not in (None, *RESOLUTIONS):
             raise InvalidInput(f"contradiction {c.get('id')!r} needs two facts and a known resolution")
         if not 0.0 <= float(c.get("confidence", -1)) <= 1.0:
             raise InvalidInput(f"contradiction {c.get('id')!r} has a confidence outside 0..1")
+
+
+def _check_ids(kind: str, record: Any, key: str, *references: str) -> None:
+    """Ids are data, never paths: text of 1-256 printable characters (see ids.usable_id)."""
+    if not isinstance(record, dict) or not usable_id(record.get(key)):
+        raise InvalidInput(f"a {kind} has a missing or unusable id {_shown(record.get(key) if isinstance(record, dict) else record)}")
+    for name in references:
+        if record.get(name) is not None and not usable_id(record[name]):
+            raise InvalidInput(f"{kind} {_shown(record[key])} has an unusable {name} {_shown(record[name])}")
+
+
+def _shown(value: Any) -> str:
+    """A value in an error message: repr'd, and cut short so a 10,000-character id stays one line."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check_fact(fact: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ works with scripts off; the graph page's script still catches the click and sele
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from typing import Any, Iterable, Protocol
@@ -14,6 +15,7 @@ from urllib.parse import quote
 
 SLUG_LENGTH = 60
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class Links(Protocol):
@@ -48,18 +50,32 @@ def slug(name: str) -> str:
     return text[:SLUG_LENGTH].rstrip("-") or "entity"
 
 
-def entity_page_names(entities: list[dict[str, Any]]) -> dict[str, str]:
-    """Entity id -> file name `slug-<first 8 of id>.html`, stable for as long as the name is.
+def page_key(entity_id: str) -> str:
+    """Lowercase hex (and dashes) that names an entity on disk; never the id's own text.
 
-    Two entities whose slugs and short ids both agree (rare, but 10,000 entities make an 8-digit
-    clash likely somewhere) get longer ids, decided in snapshot order so it stays deterministic.
+    A memlens id is a uuid and is its own key, so page names made before ids were hashed keep
+    working; any other id (an importer's, a hand-made snapshot's) is hashed, so `../`, `/`, NUL
+    or 10,000 characters in an id can never reach a path.
+    """
+    if _UUID.fullmatch(entity_id):
+        return entity_id
+    return hashlib.sha256(entity_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def entity_page_names(entities: list[dict[str, Any]]) -> dict[str, str]:
+    """Entity id -> file name `slug-<first 8 of its page key>.html`, stable for as long as the name is.
+
+    Two entities whose slugs and short keys both agree (rare, but 10,000 entities make an 8-digit
+    clash likely somewhere) get longer keys, decided in snapshot order so it stays deterministic.
+    Every name is lowercase, so two never differ only by case (one file on a case-insensitive disk).
     """
     names: dict[str, str] = {}
     taken: set[str] = {"index.html"}
     for entity in entities:
         base = slug(str(entity.get("name") or ""))
-        for length in (8, 12, 36):
-            candidate = f"{base}-{entity['id'][:length]}.html"
+        key = page_key(str(entity["id"]))
+        for length in (8, 12, len(key)):
+            candidate = f"{base}-{key[:length]}.html"
             if candidate not in taken:
                 break
         taken.add(candidate)

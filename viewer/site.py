@@ -424,6 +424,7 @@ class _Folder:
         self.hashes.update(result["hashes"])
 
     def emit(self, path: str, content: str | bytes) -> None:
+        _check_inside(path)
         data = content.encode("utf-8") if isinstance(content, str) else content
         folder = os.path.dirname(path)
         if folder and folder not in self._made:
@@ -438,6 +439,13 @@ class _Folder:
         finally:
             os.close(handle)
         self.hashes[path] = "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _check_inside(path: str) -> None:
+    """A path the site writes stays inside its folder, whatever text reached it."""
+    parts = path.split("/")
+    if path.startswith("/") or "\\" in path or "\0" in path or any(p in ("", ".", "..") for p in parts):
+        raise SiteTargetError(f"refusing to write {path!r}: a site file must stay inside the site folder")
 
 
 def _check_target(target: Path) -> None:

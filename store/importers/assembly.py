@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ..ids import derived_id, usable_id
 from ..maintenance import worklist_of_snapshot
 from ..snapshot import FORMAT, memlens_version, stats_of
 from ..timefmt import record_time
@@ -140,6 +141,7 @@ def collapse(states: list[State]) -> list[State]:
 
 def build(graph: SourceGraph) -> dict[str, Any]:
     """The snapshot of `graph`, sorted, counted and hashed like a memlens store's."""
+    _replace_unusable_ids(graph)
     entities = sorted(_first_of_each(graph.entities), key=lambda e: (e.name, e.id))
     names = {e.id: e.name for e in entities}
     records = [r for r in _first_of_each(graph.facts) if _drawable(r, names)]
@@ -188,6 +190,25 @@ def build(graph: SourceGraph) -> dict[str, Any]:
     snapshot["generated_at"] = _newest_record_time(snapshot)
     snapshot["hash"] = content_hash(snapshot)
     return snapshot
+
+
+def _replace_unusable_ids(graph: SourceGraph) -> None:
+    """A source id that cannot be a memlens id (NUL, controls, 10,000 characters) becomes a stable
+    derived one, everywhere the records name it; usable ids, nearly all of them, stay as they are."""
+    def fixed(raw: str | None) -> str | None:
+        return raw if raw is None or usable_id(raw) else derived_id(graph.tool, "id", raw)
+
+    for e in graph.entities:
+        e.id, e.merged_into = fixed(e.id), fixed(e.merged_into)
+    for f in graph.facts:
+        f.id, f.subject, f.object = fixed(f.id), fixed(f.subject), fixed(f.object)
+        f.states = [s if fixed(s.superseded_by) == s.superseded_by else
+                    State(s.since, s.status, fixed(s.superseded_by), s.reason, s.valid_from, s.valid_to)
+                    for s in f.states]
+    for c in graph.contradictions:
+        c.id, c.facts = fixed(c.id), (fixed(c.facts[0]), fixed(c.facts[1]))
+    for event in graph.ledger:
+        event.refs = [fixed(ref) for ref in event.refs]
 
 
 def content_hash(snapshot: dict[str, Any]) -> str:
