@@ -222,10 +222,10 @@ import gc, json, sys, time
 from pathlib import Path
 gc.disable()  # as every memlens command runs (viewer/cli/app.py)
 from memlens.store.memory import Memory
-from memlens.viewer.bundle import write_report
+from memlens.viewer.report.write import write_report
 fmt, store, out = sys.argv[1:4]
 if fmt == "site":
-    from memlens.viewer.site import write_site
+    from memlens.viewer.site.build import write_site
 started = time.perf_counter()
 with Memory(Path(store), readonly=True) as memory:
     snapshot = memory.snapshot()
@@ -236,7 +236,7 @@ print(json.dumps({"snapshot_s": snapped - started, "write_s": time.perf_counter(
 
 
 def site_available() -> bool:
-    return importlib.util.find_spec("memlens.viewer.site") is not None
+    return importlib.util.find_spec("memlens.viewer.site.build") is not None
 
 
 def memlens_export(store: Path, fmt: str, out: Path, runs: int) -> dict[str, Any]:
@@ -771,7 +771,7 @@ def bench_size(size: int, args: argparse.Namespace, work: Path, browser: Browser
         log(f"[{size:,}] memlens export --format site ...")
         result["site"] = memlens_export(store, "site", work / f"memlens-{size}-site", args.runs)
     else:
-        result["site"] = "n/a: memlens.viewer.site is not there yet"
+        result["site"] = "n/a: memlens.viewer.site.build is not there yet"
 
     pyvis_page = work / f"pyvis-{size}.html"
     if size > args.pyvis_max:

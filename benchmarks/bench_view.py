@@ -27,8 +27,8 @@ from generate_store import generate  # noqa: E402
 from viewer_fixtures import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 from memlens.store.memory import Memory  # noqa: E402
-from memlens.viewer.bundle import write_report  # noqa: E402
-from memlens.viewer.site import write_site  # noqa: E402
+from memlens.viewer.report.write import write_report  # noqa: E402
+from memlens.viewer.site.build import write_site  # noqa: E402
 
 RAM_DISK = Path("/dev/shm")
 BUDGETS = {"export": 1.5, "first draw": 2.0, "redraw": 0.040, "site export": 6.0}

@@ -67,7 +67,7 @@ def project_report_path(tmp_path_factory):
     """The report of the small realistic project snapshot, written once per run."""
     from viewer_fixtures import project_snapshot
 
-    from memlens.viewer.bundle import write_report
+    from memlens.viewer.report.write import write_report
 
     return write_report(project_snapshot(), tmp_path_factory.mktemp("project") / "report.html")
 

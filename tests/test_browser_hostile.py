@@ -7,7 +7,7 @@ import re
 import pytest
 from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, open_report)
 
-from memlens.viewer.bundle import write_report
+from memlens.viewer.report.write import write_report
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from viewer_fixtures import large_snapshot, open_report, project_ids
 
-from memlens.viewer.bundle import write_report
+from memlens.viewer.report.write import write_report
 
 pytestmark = pytest.mark.browser
 IDS = project_ids()

@@ -12,8 +12,8 @@ import pytest
 from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id,
                              hostile_snapshot, open_report, project_ids)
 
-from memlens.viewer.bundle import write_report
-from memlens.viewer.site import write_site
+from memlens.viewer.report.write import write_report
+from memlens.viewer.site.build import write_site
 
 pytestmark = pytest.mark.browser
 IDS = project_ids()

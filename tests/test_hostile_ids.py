@@ -16,8 +16,9 @@ from memlens.store.ids import derived_id, usable_id
 from memlens.store.importers import read_snapshot
 from memlens.store.memory import Memory
 from memlens.store.snapshot_load import load_into
-from memlens.viewer.links import entity_page_names
-from memlens.viewer.site import SiteTargetError, _Folder, write_site
+from memlens.viewer.model.links import entity_page_names
+from memlens.viewer.site.build import write_site
+from memlens.viewer.site.folder import SiteFolder, SiteTargetError
 
 HOSTILE_IDS = [
     "x/../../../PWNED-1", "../PWNED-2", "/etc/PWNED-3", "..", ".", "a\\..\\..\\PWNED-4",
@@ -74,7 +75,7 @@ def test_a_site_of_hostile_ids_writes_nothing_outside_its_folder(tmp_path):
 
 
 def test_the_site_writer_refuses_a_path_that_leaves_its_folder(tmp_path):
-    folder = _Folder(tmp_path)
+    folder = SiteFolder(tmp_path)
     folder.emit("entities/ok.html", "fine")
     assert (tmp_path / "entities" / "ok.html").read_text() == "fine"
     for path in ("../escape.html", "entities/../../escape.html", "/tmp/escape.html", "a//b.html",

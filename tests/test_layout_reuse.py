@@ -8,13 +8,13 @@ import math
 import pytest
 from viewer_fixtures import build_project, entity_id
 
-from memlens.viewer import layout as layout_module
 from memlens.viewer import regeneration
-from memlens.viewer.bundle import write_report
-from memlens.viewer.graph import link_graph
-from memlens.viewer.layout import SATELLITE_OFFSET, SATELLITE_SPACING, compute_layout
-from memlens.viewer.report import render_report
-from memlens.viewer.site import write_site
+from memlens.viewer.model import layout as layout_module
+from memlens.viewer.model.layout import SATELLITE_OFFSET, SATELLITE_SPACING, compute_layout
+from memlens.viewer.model.link_graph import link_graph
+from memlens.viewer.report.page import render_report
+from memlens.viewer.report.write import write_report
+from memlens.viewer.site.build import write_site
 
 
 def _grown_project() -> tuple[dict, dict, str, str]:

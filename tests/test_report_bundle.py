@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from viewer_fixtures import hostile_snapshot, project_snapshot
 
-from memlens.viewer import report as report_module
-from memlens.viewer.bundle import write_report
+from memlens.viewer.report import page as report_module
+from memlens.viewer.report.write import write_report
 
 
 def test_write_report_writes_the_rendered_page(tmp_path):
@@ -49,7 +49,7 @@ def test_failure_while_writing_removes_the_temp_file(tmp_path, monkeypatch):
     def failing_replace(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr("memlens.viewer.bundle.os.replace", failing_replace)
+    monkeypatch.setattr("memlens.viewer.report.write.os.replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
         write_report(project_snapshot(), target)
     assert target.read_text(encoding="utf-8") == "old report"

@@ -10,9 +10,9 @@ from viewer_fixtures import changed_project, parse_page, project_snapshot
 
 from memlens.store.snapshot_diff import diff, digest
 from memlens.viewer import regeneration
-from memlens.viewer.bundle import write_report
-from memlens.viewer.changes import ChangesFormatError
-from memlens.viewer.report import render_report
+from memlens.viewer.model.changes import ChangesFormatError
+from memlens.viewer.report.page import render_report
+from memlens.viewer.report.write import write_report
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +99,7 @@ def test_an_empty_diff_says_nothing_changed():
 def test_hostile_names_in_the_changes_are_shown_as_text(tmp_path):
     from viewer_fixtures import HOSTILE_PAYLOADS, hostile_snapshot
 
-    from memlens.viewer.site import write_site
+    from memlens.viewer.site.build import write_site
 
     snapshot = hostile_snapshot()
     empty = {**snapshot, "facts": [], "entities": [], "hash": "sha256:0", "generated_at": "2026-01-01T00:00:00.000000Z"}

@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 from viewer_fixtures import hostile_snapshot, project_ids, project_snapshot
 
-from memlens.viewer.graphformats import UnknownGraphFormat, write_graph
+from memlens.viewer.interchange import UnknownGraphFormat, write_graph
 
 
 def expected_counts(snapshot):

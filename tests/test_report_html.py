@@ -9,9 +9,9 @@ import pytest
 from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, parse_page, project_ids,
                              project_snapshot)
 
-from memlens.viewer import assets
-from memlens.viewer.csp import source_hash
-from memlens.viewer.report import SnapshotFormatError, render_report
+from memlens.viewer.report import assets
+from memlens.viewer.report.csp import source_hash
+from memlens.viewer.report.page import SnapshotFormatError, render_report
 
 WEB_URL = re.compile(r"https?:", re.IGNORECASE)
 CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]*)", re.IGNORECASE)

@@ -8,13 +8,13 @@ import time
 from hypothesis import given, strategies as st
 from viewer_fixtures import large_snapshot, project_ids, project_snapshot
 
-from memlens.viewer.evidence import is_web_link
-from memlens.viewer.graph import link_graph
-from memlens.viewer.layout import compute_layout
-from memlens.viewer.palette import type_color
-from memlens.viewer.payload import DRAW_LIMIT, FACT_COLUMNS, LEDGER_COLUMNS, page_data
-from memlens.viewer.script_json import script_json
-from memlens.viewer.timeline import TimelineBuilder, entity_timelines, functional_timelines
+from memlens.viewer.model.evidence import is_web_link
+from memlens.viewer.model.layout import compute_layout
+from memlens.viewer.model.link_graph import link_graph
+from memlens.viewer.model.palette import type_color
+from memlens.viewer.model.timeline import TimelineBuilder, entity_timelines, functional_timelines
+from memlens.viewer.report.payload import DRAW_LIMIT, FACT_COLUMNS, LEDGER_COLUMNS, page_data
+from memlens.viewer.report.script_json import script_json
 
 
 def test_type_colour_depends_on_the_name_only():

@@ -13,8 +13,8 @@ import pytest
 from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id, hostile_snapshot, parse_page,
                              project_ids, project_snapshot)
 
-from memlens.viewer import site as site_module
-from memlens.viewer.site import SiteTargetError, write_site
+from memlens.viewer.site import build as site_module
+from memlens.viewer.site.build import SiteTargetError, write_site
 
 LOADING_ATTRS = ("href", "src", "action", "srcset", "poster", "data", "xlink:href")
 WEB = re.compile(r"^https?:", re.IGNORECASE)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memlens.viewer.links import entity_page_names, slug
+from memlens.viewer.model.links import entity_page_names, slug
 
 
 def test_slug_keeps_letters_and_digits_and_drops_the_rest():

@@ -641,7 +641,7 @@ def opened_report(browser: Any, snapshot: dict[str, Any], folder: Any, *,
                   graph_timeout_ms: int = 15_000) -> Iterator[OpenedReport]:
     """A fixture body: `snapshot`'s report written into `folder`, opened until the test module is
     done with it, then closed."""
-    from memlens.viewer.bundle import write_report
+    from memlens.viewer.report.write import write_report
 
     opened = open_report(browser, write_report(snapshot, folder / "report.html"), graph_timeout_ms=graph_timeout_ms)
     yield opened

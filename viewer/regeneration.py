@@ -123,7 +123,7 @@ def previous_state(path: Path, fmt: str) -> dict[str, Any] | None:
     try:
         if fmt == "site":
             return json.loads((path / "snapshot.json").read_text(encoding="utf-8"))
-        from .payload import FACTS_BLOCK, MAIN_BLOCK  # only when a bundle is written: payload imports numpy
+        from .report.payload import FACTS_BLOCK, MAIN_BLOCK  # only when a bundle is written: payload imports numpy
 
         page = path.read_text(encoding="utf-8")
         main, facts = _report_block(page, MAIN_BLOCK), _report_block(page, FACTS_BLOCK)
@@ -174,7 +174,7 @@ def previous_layout(path: Path, fmt: str) -> dict[str, tuple[float, float]] | No
                 return None
             points = raw.items()
         else:
-            from .payload import MAIN_BLOCK
+            from .report.payload import MAIN_BLOCK
 
             main = _report_block(path.read_text(encoding="utf-8"), MAIN_BLOCK)
             if main is None:
@@ -198,10 +198,10 @@ def load_writer(fmt: str) -> None:
     millions of snapshot objects are alive makes every garbage collection pass walk them all
     (seconds at 100,000 entities)."""
     if fmt in FORMATS:
-        import memlens.viewer.bundle  # noqa: F401
-        import memlens.viewer.site  # noqa: F401
+        import memlens.viewer.report.write  # noqa: F401
+        import memlens.viewer.site.build  # noqa: F401
     elif fmt in ("graphml", "gexf"):
-        import memlens.viewer.graphformats  # noqa: F401
+        import memlens.viewer.interchange  # noqa: F401
 
 
 def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
@@ -225,11 +225,11 @@ def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dic
                  previous_layout: dict[str, tuple[float, float]] | None = None) -> None:
     """`previous_layout` (see `previous_layout()`) keeps those entities where they were."""
     if fmt == "site":
-        from memlens.viewer.site import write_site
+        from memlens.viewer.site.build import write_site
 
         write_site(snapshot, path, changes=changes, previous_layout=previous_layout)
     else:
-        from memlens.viewer.bundle import write_report
+        from memlens.viewer.report.write import write_report
 
         write_report(snapshot, path, show_superseded=show_superseded, changes=changes,
                      previous_layout=previous_layout)

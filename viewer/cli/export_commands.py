@@ -56,7 +56,7 @@ def _write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool
     elif fmt in regeneration.FORMATS:
         regeneration.write_bundle(snapshot, path, fmt, show_superseded=show_superseded)
     else:
-        from memlens.viewer.graphformats import write_graph
+        from memlens.viewer.interchange import write_graph
 
         write_graph(snapshot, path, fmt)
 

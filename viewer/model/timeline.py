@@ -17,7 +17,7 @@ from typing import Any, Iterable, NamedTuple
 
 from .columns import FACT_FIELDS, Columns
 from .palette import type_color
-from .timefmt import from_day_number, short_record_time, to_day_number
+from .time_axis import from_day_number, short_record_time, to_day_number
 
 WIDTH = 760
 LABEL_WIDTH = 200

@@ -7,8 +7,8 @@ from typing import Any
 
 import networkx as nx
 
-from .graph import drawable_facts, live_entities
-from .palette import type_color
+from .model.link_graph import drawable_facts, live_entities
+from .model.palette import type_color
 
 FORMATS = ("graphml", "gexf")
 

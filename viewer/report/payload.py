@@ -15,10 +15,10 @@ from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from typing import Any, Callable
 
-from .columns import FACT_FIELDS, Columns
-from .evidence import is_web_link
-from .layout import Layout
-from .palette import type_color
+from ..model.columns import FACT_FIELDS, Columns
+from ..model.evidence import is_web_link
+from ..model.layout import Layout
+from ..model.palette import type_color
 from .script_json import script_json
 
 DRAW_LIMIT = 1500   # nodes drawn at first; vis-network stays fluid below this, the rest is on demand

@@ -14,9 +14,9 @@ from typing import Any
 
 from markupsafe import escape
 
-from .evidence import is_web_link
-from .timefmt import short_record_time
-from .timeline import TimelineBuilder
+from ..model.evidence import is_web_link
+from ..model.time_axis import short_record_time
+from ..model.timeline import TimelineBuilder
 
 STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
 FORGOTTEN_LABEL = "forgotten fact (text erased)"

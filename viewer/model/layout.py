@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .graph import LinkGraph
+from .link_graph import LinkGraph
 
 CORE_LIMIT = 400          # the dense O(n^2) force solver stays fast below ~500 nodes
 SEED = 20260302

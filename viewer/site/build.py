@@ -20,7 +20,6 @@ the target and swapped in, so a failure leaves the previous site whole.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -32,18 +31,19 @@ from typing import Any, Callable
 
 from markupsafe import Markup
 
-from . import assets
-from .changes import changes_view
-from .graph import link_graph
-from .layout import compute_layout
-from .links import SiteLinks, entity_page_names
-from .palette import type_color
-from .report import (NavLink, SiteMode, build_context, check_format, collector_paused, dismissal_rows,
+from ..model.changes import changes_view
+from ..model.layout import compute_layout
+from ..model.link_graph import link_graph
+from ..model.links import SiteLinks, entity_page_names
+from ..model.palette import type_color
+from ..model.time_axis import short_record_time
+from ..model.timeline import TimelineBuilder, entity_timeline
+from ..model.timeline_svg import MemoEscape, timeline_svg
+from ..report import assets
+from ..report.page import (NavLink, SiteMode, build_context, check_format, collector_paused, dismissal_rows,
                      environment)
-from .site_html import STATUS_ORDER, SiteItems, entity_main, h
-from .timefmt import short_record_time
-from .timeline import TimelineBuilder, entity_timeline
-from .timeline_svg import MemoEscape, timeline_svg
+from .folder import Emit, SiteFolder, SiteTargetError, check_target, swap_in
+from .items import STATUS_ORDER, SiteItems, entity_main, h
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 1000         # open contradictions shown with both facts; the rest are counted
@@ -60,12 +60,7 @@ SITE_CSP = "; ".join([
 SCRIPT_FILES = ("assets/vis-network.min.js", "assets/memlens.js")
 STYLESHEETS = ("assets/vis-network.css", "assets/memlens.css")
 
-Emit = Callable[[str, str | bytes], None]
 Split = Callable[[list[Any], Callable[[list[Any], Emit], None]], None]
-
-
-class SiteTargetError(ValueError):
-    """The target exists and is not a memlens site, so it is not ours to replace."""
 
 
 @dataclass(frozen=True)
@@ -368,110 +363,6 @@ class SiteBuild:
         }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-# Below this many entities one process is quicker than forking a second one.
-PARALLEL_MIN_ENTITIES = 2_000
-
-
-class _Folder:
-    """Writes files under `root`, remembering each one's sha256 for the manifest.
-
-    (A writer thread was tried: the GIL handoffs after every system call cost more than the
-    overlap with rendering won. A forked second process does win: `split`.)
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.hashes: dict[str, str] = {}
-        self._made: set[str] = set()
-
-    def split(self, items: list[Any], work: Callable[[list[Any], Emit], None]) -> None:
-        """Run `work` over `items`, half of them in a forked child when there are many.
-
-        The child inherits the whole build (no pickling), writes its files into the same folder
-        and sends back their hashes; any failure in it fails the build.
-        """
-        if len(items) < PARALLEL_MIN_ENTITIES or not hasattr(os, "fork"):
-            work(items, self.emit)
-            return
-        half = len(items) // 2
-        reader, writer = os.pipe()
-        child = os.fork()
-        if child == 0:  # pragma: no cover - runs in the child; its result is checked by the parent
-            code = 1
-            try:
-                os.close(reader)
-                self.hashes = {}
-                try:
-                    work(items[half:], self.emit)
-                    result = {"hashes": self.hashes}
-                    code = 0
-                except Exception as exc:
-                    result = {"error": f"{type(exc).__name__}: {exc}"}
-                with os.fdopen(writer, "wb") as out:
-                    out.write(json.dumps(result).encode())
-            finally:
-                os._exit(code)
-        os.close(writer)
-        try:
-            work(items[:half], self.emit)
-        finally:
-            with os.fdopen(reader, "rb") as pipe:
-                sent = pipe.read()
-            _, status = os.waitpid(child, 0)
-        result = json.loads(sent or b"{}")
-        if os.waitstatus_to_exitcode(status) != 0 or "hashes" not in result:
-            raise RuntimeError(f"the second process writing entity pages failed: {result.get('error', 'no answer')}")
-        self.hashes.update(result["hashes"])
-
-    def emit(self, path: str, content: str | bytes) -> None:
-        _check_inside(path)
-        data = content.encode("utf-8") if isinstance(content, str) else content
-        folder = os.path.dirname(path)
-        if folder and folder not in self._made:
-            (self.root / folder).mkdir(parents=True, exist_ok=True)
-            self._made.add(folder)
-        # os.open/os.write: three system calls a file, where open() adds an fstat and an isatty
-        handle = os.open(self.root / path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(handle, view):]
-        finally:
-            os.close(handle)
-        self.hashes[path] = "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def _check_inside(path: str) -> None:
-    """A path the site writes stays inside its folder, whatever text reached it."""
-    parts = path.split("/")
-    if path.startswith("/") or "\\" in path or "\0" in path or any(p in ("", ".", "..") for p in parts):
-        raise SiteTargetError(f"refusing to write {path!r}: a site file must stay inside the site folder")
-
-
-def _check_target(target: Path) -> None:
-    if target.exists() and not target.is_dir():
-        raise SiteTargetError(f"{target} exists and is not a directory")
-    if target.is_dir() and any(target.iterdir()) and not (target / "manifest.json").is_file():
-        raise SiteTargetError(f"{target} is a non-empty directory without a memlens manifest.json; "
-                              "refusing to replace it (choose an empty or new directory)")
-
-
-def _swap(built: Path, target: Path) -> None:
-    """Put `built` where `target` is: old one renamed away, new one renamed in, old one deleted."""
-    if not target.exists():
-        os.rename(built, target)
-        return
-    # an empty directory of our own to rename the old site onto (rename replaces empty dirs)
-    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-    os.rename(target, retired)
-    try:
-        os.rename(built, target)
-    except BaseException:
-        os.rename(retired, target)
-        raise
-    shutil.rmtree(retired, ignore_errors=True)
-
-
 def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
                changes: dict[str, Any] | None = None,
                previous_layout: dict[str, tuple[float, float]] | None = None) -> Path:
@@ -482,12 +373,12 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
     where they were.
     """
     target = Path(directory).resolve()
-    _check_target(target)
+    check_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         os.chmod(building, 0o755)  # mkdtemp's 0700 would hide the site from a web server
-        folder = _Folder(building)
+        folder = SiteFolder(building)
         with collector_paused():
             site = SiteBuild(snapshot, changes, previous_layout)
             site.write(folder.emit, folder.split)
@@ -496,7 +387,7 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
             # sleeps, or its first run after waking walks them all (0.2-0.4 s at 10,000 entities)
             del site
         (building / "manifest.json").write_text(manifest, encoding="utf-8")
-        _swap(building, target)
+        swap_in(building, target)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .report import report_chunks
+from .page import report_chunks
 
 
 def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,

@@ -11,17 +11,17 @@ from typing import Any, Iterator
 import jinja2
 from markupsafe import Markup
 
+from ..model.changes import ChangesView, changes_view
+from ..model.layout import Layout, compute_layout
+from ..model.link_graph import link_graph
+from ..model.links import Links, ReportLinks
+from ..model.palette import type_color
+from ..model.time_axis import short_record_time
+from ..model.timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
+from ..model.timeline_svg import timeline_svg
 from . import assets
-from .changes import ChangesView, changes_view
 from .csp import content_security_policy
-from .graph import link_graph
-from .layout import Layout, compute_layout
-from .links import Links, ReportLinks
-from .palette import type_color
 from .payload import page_blocks
-from .timefmt import short_record_time
-from .timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
-from .timeline_svg import timeline_svg
 
 SUPPORTED_FORMAT = "memlens-snapshot/1"
 
