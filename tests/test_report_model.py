@@ -12,6 +12,7 @@ from memlens.viewer.model.evidence import is_web_link
 from memlens.viewer.model.layout import compute_layout
 from memlens.viewer.model.link_graph import link_graph
 from memlens.viewer.model.palette import type_color
+from memlens.viewer.model.snapshot_index import SnapshotIndex
 from memlens.viewer.model.timeline import TimelineBuilder, entity_timelines, functional_timelines
 from memlens.viewer.report.payload import DRAW_LIMIT, FACT_COLUMNS, LEDGER_COLUMNS, page_data
 from memlens.viewer.report.script_json import script_json
@@ -64,7 +65,7 @@ def test_large_layout_is_fast_and_the_overview_is_bounded():
 
 def test_late_arriving_value_is_drawn_in_the_past_but_marked_when_it_arrived():
     ids = project_ids()
-    timelines, omitted = functional_timelines(TimelineBuilder(project_snapshot()))
+    timelines, omitted = functional_timelines(TimelineBuilder(SnapshotIndex(project_snapshot())))
     assert omitted == 0
     [works_at] = [t for t in timelines if t.anchor == f"timeline-key-{ids.alice}-works_at"]
     rows = {row.fact_id: row for row in works_at.rows}
@@ -82,7 +83,7 @@ def test_late_arriving_value_is_drawn_in_the_past_but_marked_when_it_arrived():
 def test_forgotten_fact_keeps_its_markers_but_has_no_bar_or_text():
     ids = project_ids()
     snapshot = project_snapshot()
-    timelines, _ = entity_timelines(TimelineBuilder(snapshot), compute_layout(link_graph(snapshot)).ranking)
+    timelines, _ = entity_timelines(TimelineBuilder(SnapshotIndex(snapshot)), compute_layout(link_graph(snapshot)).ranking)
     rows = {row.fact_id: row for t in timelines for row in t.rows}
     assert rows[ids.alice_at_acme].bar is not None
     tombstone = rows[ids.forgotten_fact]

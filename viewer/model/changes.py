@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .links import Links
-from .timeline import TimelineBuilder
+from .snapshot_index import SnapshotIndex
 
 ITEMS_PER_GROUP = 200
 GROUPS = (  # (diff key, heading, what one item is)
@@ -74,27 +74,27 @@ class ChangesView:
         return [g for g in self.groups if g.count]
 
 
-def _fact_item(entry: dict[str, Any], builder: TimelineBuilder, links: Links) -> ChangeItem:
+def _fact_item(entry: dict[str, Any], index: SnapshotIndex, links: Links) -> ChangeItem:
     fact_id = str(entry.get("id") or "")
-    fact = builder.facts.get(fact_id)
+    fact = index.facts.get(fact_id)
     if fact is not None and fact.get("status") != "forgotten" and fact.get("relation") is not None:
         note = ""
-        if entry.get("by") in builder.facts:
-            note = "by " + builder.fact_text(builder.facts[entry["by"]])
-        return ChangeItem(fact_id, builder.fact_text(fact), note, links.fact(fact_id) or "", "fact", fact_id)
+        if entry.get("by") in index.facts:
+            note = "by " + index.fact_text(index.facts[entry["by"]])
+        return ChangeItem(fact_id, index.fact_text(fact), note, links.fact(fact_id) or "", "fact", fact_id)
     if entry.get("relation"):  # not in this snapshot, but the diff names it
         return ChangeItem(fact_id, f"{entry.get('subject', '')} {entry['relation']} {entry.get('object', '')}")
     return ChangeItem(fact_id, f"fact {fact_id[:8]}")
 
 
-def _entity_item(entry: dict[str, Any], builder: TimelineBuilder, links: Links) -> ChangeItem:
+def _entity_item(entry: dict[str, Any], index: SnapshotIndex, links: Links) -> ChangeItem:
     entity_id = str(entry.get("id") or "")
-    known = entity_id in builder.entities
-    name = builder.entities[entity_id]["name"] if known else str(entry.get("name") or entity_id[:8])
+    known = entity_id in index.entities
+    name = index.entities[entity_id]["name"] if known else str(entry.get("name") or entity_id[:8])
     note = ""
     into = entry.get("into")
     if into:
-        into_name = builder.entities[into]["name"] if into in builder.entities else str(entry.get("into_name") or into[:8])
+        into_name = index.entities[into]["name"] if into in index.entities else str(entry.get("into_name") or into[:8])
         note = "into " + into_name
     href = links.entity(entity_id) if known else None
     return ChangeItem(entity_id, name, note, href or "", "entity" if href else "", entity_id if href else "")
@@ -107,11 +107,11 @@ def _bare_item(entry: dict[str, Any], what: str) -> ChangeItem:
 
 
 def changes_view(changes: dict[str, Any], snapshot: dict[str, Any], links: Links,
-                 builder: TimelineBuilder | None = None) -> ChangesView:
+                 index: SnapshotIndex | None = None) -> ChangesView:
     """The page model of a diff against `snapshot` (the newer side), linked with `links`."""
     if not isinstance(changes, dict) or not isinstance(changes.get("changes"), dict):
         raise ChangesFormatError("changes must be the dict returned by snapshot_diff.diff(old, new)")
-    builder = builder or TimelineBuilder(snapshot)
+    index = index or SnapshotIndex(snapshot)
     listed = changes["changes"]
     counts = changes.get("counts") or {}
     groups = []
@@ -120,9 +120,9 @@ def changes_view(changes: dict[str, Any], snapshot: dict[str, Any], links: Links
         count = int(counts.get(key, len(entries)))
         shown = entries[:ITEMS_PER_GROUP]
         if what == "fact":
-            items = [_fact_item(e, builder, links) for e in shown]
+            items = [_fact_item(e, index, links) for e in shown]
         elif what == "entity":
-            items = [_entity_item(e, builder, links) for e in shown]
+            items = [_entity_item(e, index, links) for e in shown]
         else:
             items = [_bare_item(e, "forgotten fact" if what == "forgotten" else "entity") for e in shown]
         groups.append(ChangeGroup(key, heading, SHORT_LABELS[key], count, items, max(0, count - len(items))))

@@ -15,8 +15,8 @@ from datetime import date
 from functools import lru_cache
 from typing import Any, Iterable, NamedTuple
 
-from .columns import FACT_FIELDS, Columns
 from .palette import type_color
+from .snapshot_index import SnapshotIndex
 from .time_axis import from_day_number, short_record_time, to_day_number
 
 WIDTH = 760
@@ -103,39 +103,15 @@ class _FactLine:
 
 
 class TimelineBuilder:
-    """Turns a snapshot into timeline models; one instance per snapshot (it keeps lookups, and
-    each fact's bar span and markers once worked out, since a fact sits on two entities' timelines)."""
+    """Turns a snapshot into timeline models; one instance per snapshot (it keeps each fact's bar
+    span and markers once worked out, since a fact sits on two entities' timelines)."""
 
-    def __init__(self, snapshot: dict[str, Any]) -> None:
-        self.snapshot = snapshot
-        # the facts' fields as columns, also handed to the graph and the page data (see build_context)
-        self.fact_columns = Columns(snapshot["facts"], FACT_FIELDS)
-        self.entities = {e["id"]: e for e in snapshot["entities"]}
-        self.facts = dict(zip(self.fact_columns["id"], snapshot["facts"]))
-        self.contradictions_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for contradiction in snapshot.get("contradictions", []):
-            for fid in contradiction.get("facts", []):
-                self.contradictions_of[fid].append(contradiction)
-        self.reassertions_of: dict[str, list[str]] = defaultdict(list)
-        for row in snapshot.get("ledger", []):
-            if row.get("action") == "reassert" and row.get("refs"):
-                self.reassertions_of[row["refs"][0]].append(row["at"])
+    def __init__(self, index: SnapshotIndex) -> None:
+        self.index = index
         self._days: dict[str | None, float | None] = {None: None}
         self._prepared: dict[str, _FactLine] = {}
-        self._facts_of: dict[str, list[dict[str, Any]]] | None = None
-        self.end_of_time = self.day(snapshot.get("generated_at")) or 0.0
+        self.end_of_time = self.day(index.snapshot.get("generated_at")) or 0.0
 
-    # -- labels ---------------------------------------------------------------------------
-    def name(self, entity_id: str | None) -> str:
-        entity = self.entities.get(entity_id or "")
-        return entity["name"] if entity else "(forgotten)"
-
-    def fact_text(self, fact: dict[str, Any]) -> str:
-        if fact.get("status") == "forgotten":
-            return "forgotten fact (text erased)"
-        return f"{self.name(fact.get('subject'))} {fact.get('relation')} {self.name(fact.get('object'))}"
-
-    # -- lookups --------------------------------------------------------------------------
     def day(self, value: str | None) -> float | None:
         """`to_day_number`, remembered: the same few thousand times recur across 30,000 facts."""
         try:
@@ -143,23 +119,6 @@ class TimelineBuilder:
         except KeyError:
             day = self._days[value] = to_day_number(value)
             return day
-
-    def facts_of(self, entity_id: str) -> list[dict[str, Any]]:
-        """The facts with `entity_id` at either end, in snapshot order."""
-        return self.facts_by_entity().get(entity_id, [])
-
-    def facts_by_entity(self) -> dict[str, list[dict[str, Any]]]:
-        """Entity id -> its facts (either end), for every entity that has any."""
-        if self._facts_of is None:
-            index: dict[str, list[dict[str, Any]]] = defaultdict(list)
-            columns = self.fact_columns
-            for fact, subject, obj in zip(self.snapshot["facts"], columns["subject"], columns["object"]):
-                if subject:
-                    index[subject].append(fact)
-                if obj and obj != subject:
-                    index[obj].append(fact)
-            self._facts_of = dict(index)
-        return self._facts_of
 
     # -- events ---------------------------------------------------------------------------
     def markers_of(self, fact: dict[str, Any]) -> list[Event]:
@@ -189,13 +148,13 @@ class TimelineBuilder:
             if status != previous and status in ("superseded", "retracted", "forgotten"):
                 add(version.get("from"), status, "")
             previous = status
-        for contradiction in self.contradictions_of.get(fact["id"], ()):
+        for contradiction in self.index.contradictions_of.get(fact["id"], ()):
             add(contradiction.get("recorded_at"), "contested", f": {contradiction.get('reason') or ''}")
-        for at in self.reassertions_of.get(fact["id"], ()):
+        for at in self.index.reassertions_of.get(fact["id"], ()):
             add(at, "reasserted", "")
         if len(events) > 1:
             events.sort(key=lambda e: (e[0], MARKER_ORDER[e[1]]))
-        color = type_color(self.entities.get(fact.get("object") or "", {}).get("type", ""))
+        color = type_color(self.index.entities.get(fact.get("object") or "", {}).get("type", ""))
         line = _FactLine(fact, self.day(fact.get("valid_from")), self.day(fact.get("valid_to")), events, color)
         self._prepared[fact["id"]] = line
         return line
@@ -286,32 +245,34 @@ def _value_order(fact: dict[str, Any]) -> tuple[str, str, str]:
 def functional_timelines(builder: TimelineBuilder) -> tuple[list[Timeline], int]:
     """One timeline per subject+functional relation: every key with history (up to the limit), then a
     few keys with a single value. Returns (shown, omitted)."""
+    index = builder.index
     keys: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    columns = builder.fact_columns
+    columns = index.fact_columns
     for fact, functional, status, subject, relation in zip(
-            builder.snapshot["facts"], columns["functional"], columns["status"], columns["subject"], columns["relation"]):
+            index.snapshot["facts"], columns["functional"], columns["status"], columns["subject"], columns["relation"]):
         if functional and status != "forgotten" and subject:
             keys[(subject, relation)].append(fact)
-    ordered = sorted(keys.items(), key=lambda item: (-len(item[1]), builder.name(item[0][0]), item[0][1]))
+    ordered = sorted(keys.items(), key=lambda item: (-len(item[1]), index.name(item[0][0]), item[0][1]))
     with_history = sum(1 for _, facts in ordered if len(facts) > 1)
     chosen = ordered[:min(MAX_FUNCTIONAL_TIMELINES, with_history + MAX_SINGLE_VALUE_KEYS)]
-    chosen.sort(key=lambda item: (builder.name(item[0][0]), item[0][1], item[0][0]))
+    chosen.sort(key=lambda item: (index.name(item[0][0]), item[0][1], item[0][0]))
     timelines = []
     for (subject, relation), facts in chosen:
-        rows = [(builder.name(f.get("object")), f) for f in sorted(facts, key=_value_order)]
+        rows = [(index.name(f.get("object")), f) for f in sorted(facts, key=_value_order)]
         values = len(facts)
         timelines.append(builder.build(
-            anchor=f"timeline-key-{subject}-{relation}", title=f"{builder.name(subject)} \u00b7 {relation}",
+            anchor=f"timeline-key-{subject}-{relation}", title=f"{index.name(subject)} \u00b7 {relation}",
             subtitle=f"{values} value{'s' if values != 1 else ''}", rows=rows, entity_id=subject))
     return timelines, len(ordered) - len(chosen)
 
 
 def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None:
     """The timeline of one entity: its facts either way, in value order; None without facts."""
-    facts = builder.facts_of(entity_id)
+    index = builder.index
+    facts = index.facts_of(entity_id)
     if not facts:
         return None
-    name = builder.name
+    name = index.name
     # a hub has hundreds of facts and only the latest MAX_ROWS are drawn: sort just those
     latest = heapq.nlargest(MAX_ROWS, facts, key=_value_order)[::-1] if len(facts) > MAX_ROWS else \
         sorted(facts, key=_value_order)
@@ -332,8 +293,9 @@ def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None
 
 def entity_timelines(builder: TimelineBuilder, ranking: Iterable[str]) -> tuple[list[Timeline], int]:
     """One timeline per entity (its facts either way), for the best-connected entities first."""
-    having_facts = builder.facts_by_entity()
+    index = builder.index
+    having_facts = index.facts_by_entity()
     with_facts = [eid for eid in ranking if eid in having_facts]
-    chosen = sorted(with_facts[:MAX_ENTITY_TIMELINES], key=lambda eid: (builder.name(eid), eid))
+    chosen = sorted(with_facts[:MAX_ENTITY_TIMELINES], key=lambda eid: (index.name(eid), eid))
     timelines = [t for t in (entity_timeline(builder, eid) for eid in chosen) if t is not None]
     return timelines, len(with_facts) - len(chosen)

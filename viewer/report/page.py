@@ -17,6 +17,7 @@ from ..model.link_graph import link_graph
 from ..model.links import Links, ReportLinks
 from ..model.palette import type_color
 from ..model.time_axis import short_record_time
+from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
 from ..model.timeline_svg import timeline_svg
 from . import assets
@@ -129,21 +130,21 @@ def environment() -> jinja2.Environment:
     return _ENV
 
 
-def ref_view(ref: str, builder: TimelineBuilder, links: Links) -> RefView:
+def ref_view(ref: str, index: SnapshotIndex, links: Links) -> RefView:
     """A maintenance or ledger reference, labelled and linked; unknown ids stay plain text."""
-    if ref in builder.entities:
+    if ref in index.entities:
         href = links.entity(ref)
-        return RefView("entity", ref, builder.entities[ref]["name"], href or "") if href else RefView("other", ref, ref[:8])
-    if ref in builder.facts:
+        return RefView("entity", ref, index.entities[ref]["name"], href or "") if href else RefView("other", ref, ref[:8])
+    if ref in index.facts:
         href = links.fact(ref)
-        label = builder.fact_text(builder.facts[ref])
+        label = index.fact_text(index.facts[ref])
         return RefView("fact", ref, label, href) if href else RefView("other", ref, label)
     return RefView("other", ref, ref[:8])
 
 
-def work_items(snapshot: dict[str, Any], builder: TimelineBuilder, links: Links) -> list[WorkItem]:
+def work_items(snapshot: dict[str, Any], index: SnapshotIndex, links: Links) -> list[WorkItem]:
     return [WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
-                     [ref_view(r, builder, links) for r in i.get("refs") or []])
+                     [ref_view(r, index, links) for r in i.get("refs") or []])
             for i in snapshot.get("maintenance", [])]
 
 
@@ -181,19 +182,20 @@ class SiteMode:
 
 def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None, site: SiteMode | None = None,
-                  builder: TimelineBuilder | None = None, layout: Layout | None = None,
+                  timelines: TimelineBuilder | None = None, layout: Layout | None = None,
                   previous_layout: dict[str, tuple[float, float]] | None = None) -> ReportContext:
     """`previous_layout` (entity id -> position, from the bundle being regenerated) keeps those
     entities where they were; see `compute_layout`. Ignored when `layout` is given."""
     check_format(snapshot)
-    builder = builder or TimelineBuilder(snapshot)
-    layout = layout or compute_layout(link_graph(snapshot, builder.fact_columns), previous=previous_layout)
-    functional, functional_omitted = functional_timelines(builder)
+    timelines = timelines or TimelineBuilder(SnapshotIndex(snapshot))
+    index = timelines.index
+    layout = layout or compute_layout(link_graph(snapshot, index.fact_columns), previous=previous_layout)
+    functional, functional_omitted = functional_timelines(timelines)
     # a site draws every entity's timeline on the entity's own page
-    per_entity, entity_omitted = ([], 0) if site else entity_timelines(builder, layout.ranking)
-    links: Links = site.links if site else ReportLinks(builder.entities, builder.facts)
+    per_entity, entity_omitted = ([], 0) if site else entity_timelines(timelines, layout.ranking)
+    links: Links = site.links if site else ReportLinks(index.entities, index.facts)
     blocks = page_blocks(snapshot, layout, show_superseded=show_superseded,
-                         entity_pages=site.entity_pages if site else None, fact_columns=builder.fact_columns)
+                         entity_pages=site.entity_pages if site else None, fact_columns=index.fact_columns)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),
         generated_at=str(snapshot.get("generated_at") or ""),
@@ -202,12 +204,12 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         types=_type_entries(snapshot),
         functional_timelines=functional, functional_omitted=functional_omitted,
         entity_timelines=per_entity, entity_omitted=entity_omitted,
-        worklist=work_items(snapshot, builder, links),
+        worklist=work_items(snapshot, index, links),
         dismissals=dismissal_rows(snapshot),
         show_superseded=show_superseded,
         data_blocks=[(name, Markup(text)) for name, text in blocks.items()],
         links=links,
-        changes=changes_view(changes, snapshot, links, builder) if changes is not None else None,
+        changes=changes_view(changes, snapshot, links, index) if changes is not None else None,
     )
     if site is not None:
         return ReportContext(**common, csp=site.csp, script_files=site.script_files,

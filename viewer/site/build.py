@@ -37,6 +37,7 @@ from ..model.link_graph import link_graph
 from ..model.links import SiteLinks, entity_page_names
 from ..model.palette import type_color
 from ..model.time_axis import short_record_time
+from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import TimelineBuilder, entity_timeline
 from ..model.timeline_svg import MemoEscape, timeline_svg
 from ..report import assets
@@ -111,8 +112,9 @@ class SiteBuild:
         self.snapshot = snapshot
         self.changes = changes
         self.env = environment()
-        self.builder = TimelineBuilder(snapshot)
-        self.layout = compute_layout(link_graph(snapshot, self.builder.fact_columns), previous=previous_layout)
+        self.index = SnapshotIndex(snapshot)
+        self.timelines = TimelineBuilder(self.index)
+        self.layout = compute_layout(link_graph(snapshot, self.index.fact_columns), previous=previous_layout)
         self.pages = entity_page_names(snapshot["entities"])
         owners: dict[str, str] = {}
         for fact in snapshot["facts"]:
@@ -124,9 +126,9 @@ class SiteBuild:
         self.nested = self.top.relative_to("../")
         # one item renderer per folder the links start from: entities/ and ledger/ share the
         # nested one (both one folder down), the top-level pages have theirs
-        self.items = SiteItems(snapshot, self.builder, self.pages, owners, entities="../entities/", root="../",
+        self.items = SiteItems(snapshot, self.index, self.pages, owners, entities="../entities/", root="../",
                                anchors=True)
-        self.top_items = SiteItems(snapshot, self.builder, self.pages, owners, entities="entities/", root="",
+        self.top_items = SiteItems(snapshot, self.index, self.pages, owners, entities="entities/", root="",
                                    anchors=False, contested_boxes=False)
         self.escape = MemoEscape()
         self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
@@ -214,13 +216,13 @@ class SiteBuild:
         site = SiteMode(links=self.top, entity_pages={eid: "entities/" + page for eid, page in self.pages.items()},
                         script_files=list(SCRIPT_FILES), stylesheets=list(STYLESHEETS), nav=self.nav("", "graph"),
                         csp=SITE_CSP)
-        context = build_context(self.snapshot, changes=self.changes, site=site, builder=self.builder,
+        context = build_context(self.snapshot, changes=self.changes, site=site, timelines=self.timelines,
                                 layout=self.layout)
         return self.env.get_template("report.html").render(report=context)
 
     # -- entities -----------------------------------------------------------------------------
     def entities_page(self) -> str:
-        facts_of, rows = self.builder.facts_of, []
+        facts_of, rows = self.index.facts_of, []
         by_name = sorted(self.snapshot["entities"], key=lambda e: (str(e.get("name") or "").casefold(), e["id"]))
         live = [e for e in by_name if e.get("merged_into") is None]
         merged = [e for e in by_name if e.get("merged_into") is not None]
@@ -242,7 +244,7 @@ class SiteBuild:
 
     def _entity_ledger_rows(self) -> dict[str, list[int]]:
         """Entity id -> indexes of the ledger rows that name it or one of its facts, newest first."""
-        builder, named = self.builder, {}
+        facts, named = self.index.facts, {}
         contradiction_facts = {c["id"]: c.get("facts", []) for c in self.snapshot.get("contradictions", [])}
         ledger = self.snapshot.get("ledger", [])
         for index in range(len(ledger) - 1, -1, -1):
@@ -252,7 +254,7 @@ class SiteBuild:
                     targets.add(ref)
                     continue
                 for fid in contradiction_facts.get(ref, (ref,)):
-                    fact = builder.facts.get(fid)
+                    fact = facts.get(fid)
                     if fact is not None:
                         targets.update(e for e in (fact.get("subject"), fact.get("object")) if e in self.pages)
             for target in targets:
@@ -265,7 +267,7 @@ class SiteBuild:
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]
-            facts = sorted(self.builder.facts_of(eid), key=lambda f: (
+            facts = sorted(self.index.facts_of(eid), key=lambda f: (
                 STATUS_ORDER.get(f.get("status"), 9), f.get("subject") != eid, f.get("relation") or "", order[f["id"]]))
             cards: dict[str, list[str]] = {"current": [], "retired": [], "forgotten": []}
             for fact in facts:
@@ -275,11 +277,11 @@ class SiteBuild:
                 cards[group].append(items.fact_card(fact))
             versions = [row for fact in facts for row in items.version_rows(fact, order[fact["id"]])]
             versions.sort(key=lambda row: row[0])
-            timeline = entity_timeline(self.builder, eid)
+            timeline = entity_timeline(self.timelines, eid)
             target = entity.get("merged_into")
             main = entity_main(
                 entity, type_index=self.type_index[entity["type"]], graph_href=self.nested.graph("entity", eid),
-                merged_into=(self.pages[target], self.builder.name(target)) if target in self.pages else None,
+                merged_into=(self.pages[target], self.index.name(target)) if target in self.pages else None,
                 cards=cards, timeline_html=timeline_svg(timeline, self.escape) if timeline else "",
                 timeline_anchor=timeline.anchor if timeline else "", hidden_rows=timeline.hidden_rows if timeline else 0,
                 history=[row[1] for row in versions],
@@ -323,7 +325,7 @@ class SiteBuild:
         open_views = []
         for c in self.open_contradictions[:CONTESTED_LIMIT]:
             confidence = c.get("confidence")
-            cards = [items.fact_card(self.builder.facts[f]) if f in self.builder.facts
+            cards = [items.fact_card(self.index.facts[f]) if f in self.index.facts
                      else f'<p class="ref-missing">fact {h(str(f)[:8])} (gone)</p>' for f in c.get("facts", [])]
             open_views.append({"id": c["id"], "reason": c.get("reason") or "(no reason given)",
                                "confidence": f"{confidence:.2f}" if isinstance(confidence, (int, float)) else "?",
@@ -351,7 +353,7 @@ class SiteBuild:
 
     def changes_page(self) -> str:
         assert self.changes is not None
-        view = changes_view(self.changes, self.snapshot, self.top, self.builder)
+        view = changes_view(self.changes, self.snapshot, self.top, self.index)
         return self.render("site_changes.html", page=self.frame("", "Changes", "changes"), changes=view)
 
     def manifest(self, files: dict[str, str]) -> str:

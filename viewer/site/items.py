@@ -16,7 +16,7 @@ from markupsafe import escape
 
 from ..model.evidence import is_web_link
 from ..model.time_axis import short_record_time
-from ..model.timeline import TimelineBuilder
+from ..model.snapshot_index import SnapshotIndex
 
 STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
 FORGOTTEN_LABEL = "forgotten fact (text erased)"
@@ -45,10 +45,10 @@ class SiteItems:
     'entities/' from the top, '../entities/' from ledger/); `root` the way to the top.
     """
 
-    def __init__(self, snapshot: dict[str, Any], builder: TimelineBuilder, pages: dict[str, str],
+    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, pages: dict[str, str],
                  owners: dict[str, str], *, entities: str, root: str, anchors: bool,
                  contested_boxes: bool = True) -> None:
-        self.builder = builder
+        self.index = index
         self.pages = pages          # entity id -> file name in entities/
         self.owners = owners        # fact id -> entity whose page holds the fact's card
         self.entities = entities
@@ -90,8 +90,8 @@ class SiteItems:
         try:
             return self._labels[fact_id]
         except KeyError:
-            fact = self.builder.facts.get(fact_id)
-            label = FORGOTTEN_LABEL if fact is None or fact.get("relation") is None else self.builder.fact_text(fact)
+            fact = self.index.facts.get(fact_id)
+            label = FORGOTTEN_LABEL if fact is None or fact.get("relation") is None else self.index.fact_text(fact)
             self._labels[fact_id] = label
             return label
 
@@ -101,7 +101,7 @@ class SiteItems:
         except KeyError:
             href = self.entity_href(entity_id)
             ref = ('<span class="muted">(forgotten entity)</span>' if href is None else
-                   f'<a href="{h(href)}">{self.t(self.builder.name(entity_id))}</a>')
+                   f'<a href="{h(href)}">{self.t(self.index.name(entity_id))}</a>')
             self._entity_refs[entity_id] = ref
             return ref
 
@@ -118,9 +118,9 @@ class SiteItems:
 
     def any_ref(self, ref: str) -> str:
         """A ledger or maintenance reference: entity, fact, contradiction, or an id that is gone."""
-        if ref in self.builder.entities:
+        if ref in self.index.entities:
             return self.entity_ref(ref)
-        if ref in self.builder.facts:
+        if ref in self.index.facts:
             return self.fact_ref(ref)
         contradiction = self.contradictions.get(ref)
         if contradiction is not None:
@@ -247,7 +247,7 @@ class SiteItems:
         refs = [str(r) for r in refs]
         if len(refs) < 2:
             return refs
-        facts = self.builder.facts
+        facts = self.index.facts
         named = {end for r in refs if r in facts for end in (facts[r].get("subject"), facts[r].get("object"))
                  if facts[r].get("relation") is not None}
         return [r for r in refs if r not in named or r in facts]

@@ -1,0 +1,54 @@
+"""`SnapshotIndex`: one snapshot's records by id, each entity's facts, names and fact labels."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from .columns import FACT_FIELDS, Columns
+
+
+class SnapshotIndex:
+    """Lookups over one snapshot, built once and shared by everything that renders it."""
+
+    def __init__(self, snapshot: dict[str, Any]) -> None:
+        self.snapshot = snapshot
+        # the facts' fields as columns, also handed to the graph and the page data (see build_context)
+        self.fact_columns = Columns(snapshot["facts"], FACT_FIELDS)
+        self.entities = {e["id"]: e for e in snapshot["entities"]}
+        self.facts = dict(zip(self.fact_columns["id"], snapshot["facts"]))
+        self.contradictions_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for contradiction in snapshot.get("contradictions", []):
+            for fid in contradiction.get("facts", []):
+                self.contradictions_of[fid].append(contradiction)
+        self.reassertions_of: dict[str, list[str]] = defaultdict(list)
+        for row in snapshot.get("ledger", []):
+            if row.get("action") == "reassert" and row.get("refs"):
+                self.reassertions_of[row["refs"][0]].append(row["at"])
+        self._facts_of: dict[str, list[dict[str, Any]]] | None = None
+
+    def name(self, entity_id: str | None) -> str:
+        entity = self.entities.get(entity_id or "")
+        return entity["name"] if entity else "(forgotten)"
+
+    def fact_text(self, fact: dict[str, Any]) -> str:
+        if fact.get("status") == "forgotten":
+            return "forgotten fact (text erased)"
+        return f"{self.name(fact.get('subject'))} {fact.get('relation')} {self.name(fact.get('object'))}"
+
+    def facts_of(self, entity_id: str) -> list[dict[str, Any]]:
+        """The facts with `entity_id` at either end, in snapshot order."""
+        return self.facts_by_entity().get(entity_id, [])
+
+    def facts_by_entity(self) -> dict[str, list[dict[str, Any]]]:
+        """Entity id -> its facts (either end), for every entity that has any."""
+        if self._facts_of is None:
+            index: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            columns = self.fact_columns
+            for fact, subject, obj in zip(self.snapshot["facts"], columns["subject"], columns["object"]):
+                if subject:
+                    index[subject].append(fact)
+                if obj and obj != subject:
+                    index[obj].append(fact)
+            self._facts_of = dict(index)
+        return self._facts_of
