@@ -32,3 +32,7 @@ class Conflict(MemlensError):
 
 class StoreUnreadable(MemlensError):
     """The file is not a memlens store, or is newer than this memlens."""
+
+
+class BundleError(MemlensError):
+    """A report, site or export cannot be written where asked, or cannot be read back."""

@@ -5,7 +5,6 @@ layout of the format is documented in docs/snapshot-format.md.
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import sqlite3
@@ -79,10 +78,6 @@ def _generated_at(conn: sqlite3.Connection) -> str:
 
 
 def build(conn: sqlite3.Connection, dataset: str) -> dict:
-    # The snapshot is millions of small objects and no cycles: the cyclic collector would only
-    # rescan them again and again while they are made.
-    collecting = gc.isenabled()
-    gc.disable()
     conn.execute("BEGIN")  # one read transaction: every part sees the same store
     try:
         head = ledger.head(conn)  # the first read fixes what the transaction sees
@@ -93,8 +88,6 @@ def build(conn: sqlite3.Connection, dataset: str) -> dict:
             return _build(conn, dataset, head, ledger_json)
     finally:
         conn.execute("COMMIT")
-        if collecting:
-            gc.enable()
 
 
 def _file_of(conn: sqlite3.Connection) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 from hypothesis import given, strategies as st
 from viewer_fixtures import large_snapshot, project_ids, project_snapshot
@@ -50,13 +49,11 @@ def test_layout_is_deterministic_and_places_every_live_entity():
     assert len({first.positions[n] for n in live}) == len(live)  # nobody sits on anybody
 
 
-def test_large_layout_is_fast_and_the_overview_is_bounded():
+def test_a_large_layout_places_every_entity_and_the_overview_is_bounded():
+    # its speed is measured by benchmarks/bench_view.py, not timed here (a loaded machine flakes)
     snapshot = large_snapshot(entity_count=3000)
-    started = time.perf_counter()
     layout = compute_layout(link_graph(snapshot))
-    elapsed = time.perf_counter() - started
     assert len(layout.positions) == 3000
-    assert elapsed < 1.5
     data = page_data(snapshot, layout, show_superseded=False)
     assert len(data["overview"]) == DRAW_LIMIT
     degrees = [data["entities"][i][10] for i in data["overview"]]

@@ -14,7 +14,9 @@ from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id, hosti
                              project_ids, project_snapshot)
 
 from memlens.viewer.site import build as site_module
-from memlens.viewer.site.build import SiteTargetError, write_site
+from memlens.viewer.site.build import write_site
+from memlens.viewer.site import folder as folder_module
+from memlens.viewer.site.folder import SiteTargetError
 
 LOADING_ATTRS = ("href", "src", "action", "srcset", "poster", "data", "xlink:href")
 WEB = re.compile(r"^https?:", re.IGNORECASE)
@@ -255,6 +257,7 @@ def test_a_failed_swap_puts_the_previous_site_back(tmp_path, monkeypatch, change
     target = write_site(changed.old, tmp_path / "memory")
     before = tree(target)
     real_rename = site_module.os.rename
+    monkeypatch.setattr(folder_module, "_exchange", lambda a, b: False)  # a file system that cannot swap
 
     def rename(src, dst):
         if Path(src).name.endswith(".tmp"):  # moving the new build in

@@ -1,11 +1,25 @@
-"""Entity pages written by two processes: the same site as one process writes, or no new site."""
+"""Entity pages written by two processes: the same site as one process writes, or no new site.
+
+A site build forks its second writer only while the process has a single thread (a fork copies no
+thread and no lock one holds). The test session has more (Playwright's), so the forking cases run
+in a fresh interpreter of their own, started with `spawn`.
+"""
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 from viewer_fixtures import project_snapshot
 
+from memlens.store.errors import BundleError
 from memlens.viewer.site import folder
 from memlens.viewer.site.build import SiteBuild, write_site
 
@@ -14,31 +28,127 @@ def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_two_processes_write_the_same_site_as_one(tmp_path, monkeypatch):
-    snapshot = project_snapshot()
-    monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 10**9)
-    serial = tree(write_site(snapshot, tmp_path / "serial"))
-    monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 2)
-    forked = tree(write_site(snapshot, tmp_path / "forked"))
-    assert len([name for name in serial if name.startswith("entities/")]) > 10
-    assert forked == serial  # every page and the manifest's hashes of them
+def in_a_fresh_process(function, *args):
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(function, *args).result(timeout=120)
 
 
-def test_a_failure_in_the_second_process_leaves_the_previous_site_whole(tmp_path, monkeypatch):
+def _write_forked(target: str) -> tuple[dict[str, bytes], bool]:
+    """In a fresh process: write the site with entity pages shared between two processes."""
+    forks = []
+    real = folder.ProcessPoolExecutor
+
+    def counting(*args, **kwargs):
+        forks.append(kwargs["mp_context"].get_start_method())
+        return real(*args, **kwargs)
+
+    folder.PARALLEL_MIN_ENTITIES = 2
+    folder.ProcessPoolExecutor = counting
+    return tree(write_site(project_snapshot(), target)), forks == ["fork"]
+
+
+def _fail_in_the_second_half(target: str) -> tuple[str, dict[str, bytes]]:
+    """In a fresh process: a site whose second writer fails; what was raised, and the site after."""
     snapshot = project_snapshot()
-    target = write_site(snapshot, tmp_path / "site")
-    before = tree(target)
     last_entity = snapshot["entities"][-1]["id"]
     real = SiteBuild.write_entity_pages
 
-    def fail_in_the_second_half(self, entities, emit):
+    def failing(self, entities, emit):
         if any(e["id"] == last_entity for e in entities):
             raise RuntimeError("disk full")
         real(self, entities, emit)
 
-    monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 2)
-    monkeypatch.setattr(SiteBuild, "write_entity_pages", fail_in_the_second_half)
-    with pytest.raises(RuntimeError, match="second process writing entity pages failed: RuntimeError: disk full"):
+    folder.PARALLEL_MIN_ENTITIES = 2
+    SiteBuild.write_entity_pages = failing
+    try:
         write_site(snapshot, target)
-    assert tree(target) == before
+    except BundleError as exc:
+        return str(exc), tree(Path(target))
+    return "no error", tree(Path(target))
+
+
+def test_two_processes_write_the_same_site_as_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 10**9)
+    serial = tree(write_site(project_snapshot(), tmp_path / "serial"))
+    forked, did_fork = in_a_fresh_process(_write_forked, str(tmp_path / "forked"))
+    assert did_fork  # the second process really wrote half of the pages
+    assert len([name for name in serial if name.startswith("entities/")]) > 10
+    assert forked == serial  # every page and the manifest's hashes of them
+
+
+def test_a_failure_in_the_second_process_leaves_the_previous_site_whole(tmp_path):
+    target = write_site(project_snapshot(), tmp_path / "site")
+    before = tree(target)
+    error, after = in_a_fresh_process(_fail_in_the_second_half, str(target))
+    assert "second process writing entity pages failed: RuntimeError: disk full" in error
+    assert after == before
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no half-built folder left
+
+
+def test_with_another_thread_alive_the_build_never_forks(tmp_path, monkeypatch):
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 2)
+
+    def no_fork(*args, **kwargs):
+        raise AssertionError("forked while another thread was alive")
+
+    monkeypatch.setattr(folder, "ProcessPoolExecutor", no_fork)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        written = tree(write_site(project_snapshot(), tmp_path / "site"))
+    finally:
+        stop.set()
+        other.join()
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 10**9)
+    assert written == tree(write_site(project_snapshot(), tmp_path / "serial"))
+    assert any(name.startswith("entities/") for name in written)
+
+
+_KILLED_BUILD = """
+import os, sys, time
+from memlens.viewer.site import folder
+from memlens.viewer.site.build import SiteBuild, write_site
+from viewer_fixtures import project_snapshot
+
+folder.PARALLEL_MIN_ENTITIES = 2
+real = SiteBuild.write_entity_pages
+last = project_snapshot()["entities"][-1]["id"]
+
+def slow(self, entities, emit):
+    if any(e["id"] == last for e in entities):  # the worker's half
+        with open(sys.argv[2], "w") as note:
+            note.write(str(os.getpid()))
+        time.sleep(60)
+    real(self, entities, emit)
+
+SiteBuild.write_entity_pages = slow
+write_site(project_snapshot(), sys.argv[1])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the worker dies with its parent on Linux")
+def test_a_killed_build_leaves_no_writer_behind_and_the_next_build_clears_its_folder(tmp_path):
+    site, note = tmp_path / "site", tmp_path / "worker.pid"
+    builder = subprocess.Popen([sys.executable, "-c", _KILLED_BUILD, str(site), str(note)],
+                               env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)})
+    deadline = time.monotonic() + 60
+    while not note.exists() or not note.read_text():
+        assert builder.poll() is None and time.monotonic() < deadline, "the build ended before its worker started"
+        time.sleep(0.05)
+    worker = int(note.read_text())
+    os.kill(builder.pid, signal.SIGKILL)
+    builder.wait()
+    for _ in range(100):  # the kernel delivers the worker's SIGKILL as its parent dies
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.02)
+    else:
+        pytest.fail(f"the worker {worker} outlived the killed build")
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.memlens-")]
+    assert len(leftovers) == 1  # the half-built folder a killed process cannot remove
+    write_site(project_snapshot(), site)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "worker.pid"]
+    assert (site / "manifest.json").is_file()

@@ -9,16 +9,16 @@ regeneration costs little more than starting Python.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.store import datasets
-from memlens.store.errors import InvalidInput, NotFound
+from memlens.store.errors import BundleError, InvalidInput, NotFound
 from memlens.store.snapshot_diff import DIGEST_FORMAT
+
+from .atomic import atomic_write
 
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
@@ -62,13 +62,7 @@ def _read_config() -> dict[str, list[dict[str, str]]]:
 
 
 def _write_config(config: dict[str, list[dict[str, str]]]) -> None:
-    path = _config_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".bundles.", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(config, out, indent=2, sort_keys=True)
-        out.write("\n")
-    os.replace(temporary, path)
+    atomic_write(_config_path(), json.dumps(config, indent=2, sort_keys=True) + "\n")
 
 
 def _key(store: Path) -> str:
@@ -247,5 +241,5 @@ def after_maintenance(memory: "Memory") -> str:
         except Exception as exc:  # one broken bundle must not stop the others
             failures.append(f"{bundle.path}: {type(exc).__name__}: {exc}")
     if failures:
-        raise RuntimeError("; ".join(failures + messages))
+        raise BundleError("; ".join(failures + messages))
     return "; ".join(messages)

@@ -15,11 +15,6 @@ class MemlensGroup(click.Group):
     """Turns store errors into exit status 1 with one line; usage errors stay exit status 2."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
-        # A command is one short process that builds large acyclic structures (a snapshot of a
-        # 100,000-entity store is millions of objects). The cyclic collector would walk them over
-        # and over -- a quarter of an export's time -- and find nothing; reference counting frees them.
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             return super().invoke(ctx)
         except MemlensError as exc:
@@ -40,9 +35,6 @@ class MemlensGroup(click.Group):
             raise click.ClickException(
                 f"internal error ({type(exc).__name__}: {exc}); set MEMLENS_DEBUG=1 for details and please report it"
             ) from None
-        finally:
-            if collecting:  # the tests run commands in-process
-                gc.enable()
 
 
 @click.group(cls=MemlensGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -61,32 +53,33 @@ def main() -> None:
     """
 
 
-class _ConsoleScript:
-    """The root context's `obj` when memlens runs as its own process (the `memlens` script), not
-    in-process as the tests run it."""
-
-
 def run() -> None:
-    """The `memlens` console script."""
-    main(obj=_ConsoleScript())
+    """The `memlens` console script: one short process, so the two process-wide switches that make
+    it fast are set here, and only here (in-process callers, the tests among them, keep theirs).
 
-
-def end_process(ctx: click.Context) -> None:
-    """End a command that holds a large snapshot here, when memlens runs as its own process.
-
-    Freeing a 100,000-entity snapshot object by object, and the interpreter's teardown after it,
-    took most of a second once the work was done and the file written; the operating system takes
-    the memory back at once. Output is flushed first; the command has closed its store and files.
-    Run in-process (the tests), the command returns as usual.
+    - No cyclic collector: a command builds large acyclic structures (a snapshot of a 100,000-entity
+      store is millions of objects) that the collector would walk over and over -- a quarter of an
+      export's time -- finding nothing; reference counting frees them.
+    - A fast exit: freeing a 100,000-entity snapshot object by object, and the interpreter's
+      teardown after it, took most of a second once the work was done and the file written; the
+      operating system takes the memory back at once. Every command has closed its store and files
+      by the time it returns; output is flushed here.
     """
-    if not isinstance(ctx.find_root().obj, _ConsoleScript):
-        return
+    gc.disable()
+    try:
+        main()  # standalone mode: it always ends by raising SystemExit
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except OSError:  # a reader that went away: nothing left to tell it
             pass
-    os._exit(0)
+    os._exit(code or 0)
 
 
 def _register() -> None:

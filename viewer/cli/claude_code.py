@@ -6,12 +6,11 @@ groups. We add one group of our own and remove exactly that group, whatever else
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from memlens.store.errors import InvalidInput
+from memlens.viewer.atomic import atomic_write
 
 EVENT = "SessionEnd"
 COMMAND = "memlens maintain --quiet"
@@ -40,16 +39,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, settings: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(settings, out, indent=2, ensure_ascii=False)
-            out.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
 
 
 def _is_ours(group: Any) -> bool:

@@ -2,20 +2,17 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import webbrowser
 from pathlib import Path
 
 import click
 
 from memlens.store import datasets, importers
-from memlens.store.errors import MemlensError
 from memlens.store.snapshot_load import load_into
 
 from memlens.viewer import regeneration
+from memlens.viewer.atomic import atomic_write
 
-from .app import end_process
 from .options import dataset_options, emit, note, open_memory
 from .progress import Progress
 
@@ -32,25 +29,10 @@ def write_json(snapshot: dict, path: Path) -> None:
         with path.open("w", encoding="utf-8") as out:
             out.write(text)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text)
 
 
 def write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool = False) -> None:
-    try:
-        _write_format(snapshot, fmt, path, show_superseded=show_superseded)
-    except ValueError as exc:  # the viewer's word for a snapshot it cannot read
-        raise MemlensError(f"cannot write {fmt}: {exc}") from None
-
-
-def _write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool) -> None:
     if fmt == "json":
         write_json(snapshot, path)
     elif fmt in regeneration.FORMATS:
@@ -91,8 +73,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
 @click.option("--superseded", "show_superseded", is_flag=True, help="html: show superseded facts from the start.")
 @source_options
 @dataset_options
-@click.pass_context
-def export(ctx, fmt, out, show_superseded, source, deleted_text, source_path, db, dataset, as_json):
+def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
     site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store.
 
@@ -114,13 +95,13 @@ def export(ctx, fmt, out, show_superseded, source, deleted_text, source_path, db
         snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset)
         progress.advance()
         progress.stage(f"writing {fmt}")
-        write_format(snapshot, fmt, path, show_superseded=show_superseded)
+        with progress.without_ticker():
+            write_format(snapshot, fmt, path, show_superseded=show_superseded)
         progress.advance()
     if out == "-":
         return
     emit(as_json, {"format": fmt, "path": str(path), "hash": snapshot["hash"], "stats": snapshot["stats"]},
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
-    end_process(ctx)
 
 
 @click.command()
@@ -131,8 +112,7 @@ def export(ctx, fmt, out, show_superseded, source, deleted_text, source_path, db
 @click.option("--if-changed", is_flag=True, help="Write nothing if the report already shows the current store.")
 @source_options
 @dataset_options
-@click.pass_context
-def view(ctx, out, no_open, show_superseded, if_changed, source, deleted_text, source_path, db, dataset, as_json):
+def view(out, no_open, show_superseded, if_changed, source, deleted_text, source_path, db, dataset, as_json):
     """Write the dataset's report (one self-contained HTML file) and open it.
 
     The file works offline, from file://, and can be mailed to a teammate. With --from, the
@@ -168,7 +148,6 @@ def view(ctx, out, no_open, show_superseded, if_changed, source, deleted_text, s
          str(path) if done.written else f"unchanged: {path}")
     if not no_open and not webbrowser.open(path.resolve().as_uri()):
         note("no browser could be opened; open the file above")
-    end_process(ctx)
 
 
 def default_report(name: str) -> Path:
@@ -181,8 +160,7 @@ def default_report(name: str) -> Path:
 @click.argument("source_path", required=False, type=click.Path(dir_okay=False))
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
 @dataset_options
-@click.pass_context
-def import_command(ctx, source, source_path, deleted_text, db, dataset, as_json):
+def import_command(source, source_path, deleted_text, db, dataset, as_json):
     """Copy a memoose, memware or mnemo store into an empty memlens dataset.
 
     Ids, both time axes, statuses and history are kept; the ledger records the import as
@@ -203,7 +181,6 @@ def import_command(ctx, source, source_path, deleted_text, db, dataset, as_json)
         name = memory.name
     emit(as_json, dict(counts, dataset=name),
          f"imported {source} into {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if isinstance(v, int)))
-    end_process(ctx)
 
 
 COMMANDS = [export, view, import_command]

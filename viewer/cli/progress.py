@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 DELAY_S = 1.0
@@ -29,8 +31,7 @@ class Progress:
         self.shown = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        # A long stage (reading a large store) would otherwise show nothing until it ends.
-        self._ticker = threading.Thread(target=self._tick, daemon=True) if self.enabled else None
+        self._ticker: threading.Thread | None = None
 
     def stage(self, label: str) -> None:
         self.label = label
@@ -41,7 +42,8 @@ class Progress:
         self._draw()
 
     def _tick(self) -> None:
-        while not self._stop.wait(0.25):
+        stop = self._stop
+        while not stop.wait(0.25):
             self._draw()
 
     def _draw(self) -> None:
@@ -57,18 +59,38 @@ class Progress:
         self.stream.flush()
         self.shown = True
 
-    def close(self) -> None:
-        """Erase the bar, so what follows starts on a clean line."""
+    @contextmanager
+    def without_ticker(self) -> Iterator[None]:
+        """Work during which this process must have one thread (a site build forks a writer, and
+        a fork copies no thread nor any lock one holds); the bar still moves on `advance()`."""
+        self._stop_ticker()
+        try:
+            yield
+        finally:
+            self._start_ticker()
+
+    def _start_ticker(self) -> None:
+        # A long stage (reading a large store) would otherwise show nothing until it ends.
+        if self.enabled:
+            self._stop = threading.Event()
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
+
+    def _stop_ticker(self) -> None:
         self._stop.set()
         if self._ticker is not None and self._ticker.is_alive():
             self._ticker.join()
+        self._ticker = None
+
+    def close(self) -> None:
+        """Erase the bar, so what follows starts on a clean line."""
+        self._stop_ticker()
         if self.shown:
             self.stream.write("\r\033[K")
             self.stream.flush()
 
     def __enter__(self) -> "Progress":
-        if self._ticker is not None:
-            self._ticker.start()
+        self._start_ticker()
         return self
 
     def __exit__(self, *exc: object) -> None:

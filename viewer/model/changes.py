@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from memlens.store.errors import InvalidInput
+
 from .links import Links
 from .snapshot_index import SnapshotIndex
 
@@ -32,7 +34,7 @@ SHORT_LABELS = {"facts_added": "added", "facts_superseded": "superseded", "facts
                 "entities_merged": "merged", "entities_removed": "removed entities"}
 
 
-class ChangesFormatError(ValueError):
+class ChangesFormatError(InvalidInput):
     """The changes are not the dict snapshot_diff.diff() returns."""
 
 

@@ -8,12 +8,14 @@ from importlib import resources
 from importlib.util import find_spec
 from pathlib import Path
 
+from memlens.store.errors import BundleError
+
 
 def _pyvis_folder() -> Path:
     """Where pyvis is installed, found without importing it (its import pulls in IPython: 0.3 s)."""
     spec = find_spec("pyvis")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("pyvis is not installed; memlens takes vis-network from it (pip install pyvis)")
+        raise BundleError("pyvis is not installed; memlens takes vis-network from it (pip install pyvis)")
     return Path(next(iter(spec.submodule_search_locations)))
 
 

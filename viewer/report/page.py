@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Iterator
 
 import jinja2
 from markupsafe import Markup
+
+from memlens.store.errors import InvalidInput
 
 from ..model.changes import ChangesView, changes_view
 from ..model.layout import Layout, compute_layout
@@ -27,7 +27,7 @@ from .payload import page_blocks
 SUPPORTED_FORMAT = "memlens-snapshot/1"
 
 
-class SnapshotFormatError(ValueError):
+class SnapshotFormatError(InvalidInput):
     """The snapshot is not in a format this viewer reads."""
 
 
@@ -220,19 +220,6 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
                          scripts=[Markup(s) for s in scripts], styles=[Markup(s) for s in styles])
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Rendering allocates hundreds of thousands of short lists and no cycles; without this the
-    cyclic collector runs over and over and doubles the time for a large store."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None,
                   previous_layout: dict[str, tuple[float, float]] | None = None) -> Iterator[str]:
@@ -244,9 +231,8 @@ def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
     position, as `regeneration.previous_layout` reads it from the old page) keeps the map stable.
     Everything is built before the first piece is yielded: bad input fails before a file is touched.
     """
-    with collector_paused():
-        context = build_context(snapshot, show_superseded=show_superseded, changes=changes,
-                                previous_layout=previous_layout)
+    context = build_context(snapshot, show_superseded=show_superseded, changes=changes,
+                            previous_layout=previous_layout)
     return environment().get_template("report.html").generate(report=context)
 
 

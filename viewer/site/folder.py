@@ -1,20 +1,33 @@
 """The folder a site is built in: files written inside it only, hashed for the manifest, and the
-finished folder swapped in where the previous site was."""
+finished folder swapped in where the previous site was.
+
+The build folder and the retired one are named like every memlens temporary (see atomic.py), so a
+later build of the same site removes what a killed one left, and puts back a previous site that a
+crash took away between the two renames of a swap (where the file system cannot exchange them).
+"""
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
-import json
+import multiprocessing
 import os
-import shutil
-import tempfile
+import signal
+import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
+from memlens.store.errors import BundleError
+
+from ..atomic import leftovers, remove, temporary_beside
+
 Emit = Callable[[str, str | bytes], None]
+Work = Callable[[list[Any], Emit], None]
 
 
-class SiteTargetError(ValueError):
+class SiteTargetError(BundleError):
     """The target exists and is not a memlens site, so it is not ours to replace."""
 
 
@@ -34,44 +47,33 @@ class SiteFolder:
         self.hashes: dict[str, str] = {}
         self._made: set[str] = set()
 
-    def split(self, items: list[Any], work: Callable[[list[Any], Emit], None]) -> None:
-        """Run `work` over `items`, half of them in a forked child when there are many.
+    def split(self, items: list[Any], work: Work) -> None:
+        """Run `work` over `items`, the second half in a forked worker process when there are many.
 
-        The child inherits the whole build (no pickling), writes its files into the same folder
-        and sends back their hashes; any failure in it fails the build.
+        The worker inherits the whole build at its birth (nothing is pickled: that would cost more
+        than the second core wins), writes its files into the same folder and returns their
+        hashes; any failure in it fails the build. It forks only while this process has no other
+        thread, since a fork copies none of them and no lock they hold; otherwise all is done here.
         """
-        if len(items) < PARALLEL_MIN_ENTITIES or not hasattr(os, "fork"):
+        if len(items) < PARALLEL_MIN_ENTITIES or not _can_fork():
             work(items, self.emit)
             return
+        global _inherited
         half = len(items) // 2
-        reader, writer = os.pipe()
-        child = os.fork()
-        if child == 0:  # pragma: no cover - runs in the child; its result is checked by the parent
-            code = 1
-            try:
-                os.close(reader)
-                self.hashes = {}
-                try:
-                    work(items[half:], self.emit)
-                    result = {"hashes": self.hashes}
-                    code = 0
-                except Exception as exc:
-                    result = {"error": f"{type(exc).__name__}: {exc}"}
-                with os.fdopen(writer, "wb") as out:
-                    out.write(json.dumps(result).encode())
-            finally:
-                os._exit(code)
-        os.close(writer)
+        _inherited = (self, items, work)
         try:
-            work(items[:half], self.emit)
+            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
+                                     initializer=_die_with_parent) as pool:
+                share = pool.submit(_write_share, half, len(items))
+                work(items[:half], self.emit)
+                try:
+                    hashes = share.result()
+                except Exception as exc:
+                    raise BundleError("the second process writing entity pages failed: "
+                                      f"{type(exc).__name__}: {exc}") from None
         finally:
-            with os.fdopen(reader, "rb") as pipe:
-                sent = pipe.read()
-            _, status = os.waitpid(child, 0)
-        result = json.loads(sent or b"{}")
-        if os.waitstatus_to_exitcode(status) != 0 or "hashes" not in result:
-            raise RuntimeError(f"the second process writing entity pages failed: {result.get('error', 'no answer')}")
-        self.hashes.update(result["hashes"])
+            _inherited = None
+        self.hashes.update(hashes)
 
     def emit(self, path: str, content: str | bytes) -> None:
         check_inside(path)
@@ -106,17 +108,72 @@ def check_target(target: Path) -> None:
                               "refusing to replace it (choose an empty or new directory)")
 
 
+# What a forked worker finds at its birth: the folder, the items and the work (see SiteFolder.split).
+_inherited: tuple[SiteFolder, list[Any], Work] | None = None
+_PR_SET_PDEATHSIG = 1
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _die_with_parent() -> None:
+    """Linux: the worker is killed with the process that made it, so a killed export leaves no
+    writer behind (elsewhere it ends with its task)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _write_share(start: int, end: int) -> dict[str, str]:
+    """In the worker: write the items from `start` to `end` and return the files' hashes."""
+    assert _inherited is not None, "a site worker is only ever forked by SiteFolder.split"
+    folder, items, work = _inherited
+    folder.hashes = {}
+    work(items[start:end], folder.emit)
+    return folder.hashes
+
+
+def building_folder(target: Path) -> Path:
+    """A new, empty folder beside `target` to build the site in; first, what killed builds left
+    there is cleared away (and a previous site a crash left retired is put back)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in leftovers(target):
+        if leftover.name.endswith(".old") and not target.exists():
+            os.rename(leftover, target)
+        else:
+            remove(leftover)
+    building = temporary_beside(target)
+    os.mkdir(building, 0o755)
+    os.chmod(building, 0o755)  # whatever the umask: a web server serves the site
+    return building
+
+
 def swap_in(built: Path, target: Path) -> None:
-    """Put `built` where `target` is: old one renamed away, new one renamed in, old one deleted."""
+    """Put `built` where `target` is, so that `target` always holds a whole site: in one exchange
+    where the file system can (Linux), else old one renamed away, new one renamed in."""
     if not target.exists():
         os.rename(built, target)
         return
-    # an empty directory of our own to rename the old site onto (rename replaces empty dirs)
-    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    if _exchange(built, target):
+        remove(built)  # the previous site, now under the build's name
+        return
+    retired = temporary_beside(target, ".old")
     os.rename(target, retired)
     try:
         os.rename(built, target)
     except BaseException:
         os.rename(retired, target)
         raise
-    shutil.rmtree(retired, ignore_errors=True)
+    remove(retired)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (renameat2 with RENAME_EXCHANGE); False where that is not possible."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except AttributeError:  # a C library older than glibc 2.28
+        return False
+    at_cwd, rename_exchange = -100, 2
+    return renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0

@@ -1,0 +1,120 @@
+"""Every file memlens writes goes through one atomic write; what a killed writer leaves is cleared
+by the next write of the same target, and a site path is never left empty."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from viewer_fixtures import project_snapshot
+
+from memlens.viewer.atomic import MARK, atomic_write, leftovers, temporary_beside
+from memlens.viewer.cli.progress import Progress
+from memlens.viewer.site import folder
+from memlens.viewer.site.build import write_site
+
+
+def a_gone_pid() -> int:
+    """The pid of a process that has ended (a killed writer's)."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
+
+
+def debris(target: Path, pid: int, suffix: str = ".tmp") -> Path:
+    return target.parent / f".{target.name}.{MARK}-{pid}-0123abcd{suffix}"
+
+
+def test_text_bytes_and_chunks_replace_the_file_whole_with_a_readable_mode(tmp_path):
+    target = tmp_path / "out" / "r.html"
+    atomic_write(target, "one")
+    assert target.read_text() == "one" and (target.stat().st_mode & 0o777) == 0o644
+    os.chmod(target, 0o600)  # a mode the owner chose is kept
+    atomic_write(target, ["t", "w", "o"])
+    assert target.read_text() == "two" and (target.stat().st_mode & 0o777) == 0o600
+    atomic_write(tmp_path / "b.bin", b"\x00\x01")
+    assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["b.bin", "out", "r.html"]  # no temporaries
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "r.html"
+    atomic_write(target, "old")
+
+    def chunks():
+        yield "new, half"
+        raise RuntimeError("renderer crashed")
+
+    with pytest.raises(RuntimeError, match="crashed"):
+        atomic_write(target, chunks())
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
+
+
+def test_the_next_write_removes_what_a_killed_writer_left_and_nothing_else(tmp_path):
+    target = tmp_path / "r.html"
+    gone, alive = a_gone_pid(), os.getpid()
+    stale = debris(target, gone)
+    stale.write_text("half a report")
+    running = debris(target, alive)  # a writer still at work: not ours to remove
+    running.write_text("being written")
+    other = debris(tmp_path / "other.html", gone)  # another target's: left for its own writer
+    other.write_text("x")
+    assert leftovers(target) == [stale]
+    atomic_write(target, "whole")
+    assert not stale.exists()
+    assert running.exists() and other.exists() and target.read_text() == "whole"
+
+
+def test_temporary_names_say_whose_they_are(tmp_path):
+    name = temporary_beside(tmp_path / "report.html").name
+    assert name.startswith(f".report.html.{MARK}-{os.getpid()}-") and name.endswith(".tmp")
+
+
+def test_a_site_crash_between_the_two_renames_is_recovered_by_the_next_build(tmp_path, monkeypatch):
+    site = write_site(project_snapshot(), tmp_path / "site")
+    before = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    # what a process killed between "old site away" and "new site in" leaves: no site, a retired one
+    retired = debris(site, a_gone_pid(), ".old")
+    os.rename(site, retired)
+    half_built = debris(site, a_gone_pid())
+    half_built.mkdir()
+    (half_built / "index.html").write_text("half")
+    building = folder.building_folder(site)
+    assert {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["site", building.name])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 exchanges two paths on Linux")
+def test_a_site_swap_never_leaves_the_path_empty(tmp_path, monkeypatch):
+    site = write_site(project_snapshot(), tmp_path / "site")
+    exchanges = []
+    real_exchange = folder._exchange
+
+    def watching(a, b):
+        exchanges.append((real_exchange(a, b), site.exists()))
+        return exchanges[-1][0]
+
+    monkeypatch.setattr(folder, "_exchange", watching)
+    monkeypatch.setattr(folder.os, "rename", lambda *_: pytest.fail("renamed the site away instead of exchanging"))
+    write_site(project_snapshot(), site)
+    assert exchanges == [(True, True)]  # one exchange, and the path held a site throughout
+    assert (site / "manifest.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_progress_bar_can_step_aside_for_work_that_forks():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    baseline = threading.active_count()
+    with Progress(2, stream=Terminal()) as progress:
+        assert threading.active_count() == baseline + 1  # the ticker
+        with progress.without_ticker():
+            assert threading.active_count() == baseline
+        assert threading.active_count() == baseline + 1
+    assert threading.active_count() == baseline
