@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from xml.dom import minidom
+from xml.etree import ElementTree
+
 import networkx as nx
 import pytest
-from viewer_fixtures import hostile_snapshot, project_ids, project_snapshot
+from lxml import etree as lxml_etree
+from viewer_fixtures import SnapshotBuilder, hostile_snapshot, project_ids, project_snapshot
 
 from memlens.viewer.interchange import UnknownGraphFormat, write_graph
 
@@ -49,3 +53,31 @@ def test_unknown_graph_format_is_refused(tmp_path):
     assert not (tmp_path / "g.dot").exists()
     write_graph(project_snapshot(), tmp_path / "g.gexf", "gexf")
     assert (tmp_path / "g.gexf").exists()
+
+
+XML_HOSTILE = "nul\x00 bell\x07 esc\x1b vt\x0b ff\x0c ufffe\ufffe uffff\uffff tab\there"
+
+
+def xml_hostile_snapshot():
+    """A name, a type, a relation, a description and evidence holding what XML 1.0 cannot hold."""
+    builder = SnapshotBuilder("xml-hostile", types=["Service", f"Kind {XML_HOSTILE}"])
+    a = builder.entity(f"a {XML_HOSTILE}", f"Kind {XML_HOSTILE}", description=XML_HOSTILE)
+    b = builder.entity("plain b", "Service")
+    builder.assert_fact(a, f"rel {XML_HOSTILE}", b, description=XML_HOSTILE, evidence=[XML_HOSTILE])
+    return builder.build()
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gexf"])
+def test_text_xml_cannot_hold_is_replaced_and_every_parser_reads_the_file(tmp_path, fmt):
+    path = tmp_path / f"graph.{fmt}"
+    write_graph(xml_hostile_snapshot(), path, fmt)
+    data = path.read_bytes()
+    ElementTree.fromstring(data)
+    minidom.parseString(data)
+    lxml_etree.fromstring(data)  # the strictest of them
+    graph = nx.read_graphml(path) if fmt == "graphml" else nx.read_gexf(path)
+    labels = {str(data.get("label")) for _, data in graph.nodes(data=True)}
+    # what XML can hold stays as written (a tab among it); the rest became U+FFFD, one for one
+    assert "plain b" in labels
+    assert f"a nul\ufffd bell\ufffd esc\ufffd vt\ufffd ff\ufffd ufffe\ufffd uffff\ufffd tab\there" in labels
+    assert "U+FFFD" in data.decode("utf-8")  # the file says what was replaced

@@ -2,47 +2,76 @@
 
 from __future__ import annotations
 
+import io
 import os
+import re
 from typing import Any
 
-import networkx as nx
+from xml.etree.ElementTree import SubElement
 
+import networkx as nx
+from networkx.readwrite.gexf import GEXFWriter
+
+from memlens.store.errors import InvalidInput
+
+from .atomic import atomic_write
 from .model.link_graph import drawable_facts, live_entities
 from .model.palette import type_color
 
 FORMATS = ("graphml", "gexf")
+# What XML 1.0 cannot hold, even escaped: C0 controls but tab, LF and CR; surrogates; U+FFFE/U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+REPLACEMENT = "\ufffd"
+NOTE = ("Characters XML 1.0 cannot hold (control characters, U+FFFE, U+FFFF) are replaced by U+FFFD; "
+        "the memlens snapshot (memlens export --format json) keeps the text as written.")
 
 
-class UnknownGraphFormat(ValueError):
+class UnknownGraphFormat(InvalidInput):
     """The requested graph format is not one of FORMATS."""
 
 
 def write_graph(snapshot: dict[str, Any], path: str | os.PathLike[str], fmt: str) -> None:
     """Write live entities and non-forgotten facts as `fmt` ("graphml" or "gexf")."""
-    graph = fact_graph(snapshot)
-    if fmt == "graphml":
-        nx.write_graphml(graph, path, encoding="utf-8")
-    elif fmt == "gexf":
-        nx.write_gexf(graph, path, encoding="utf-8")
-    else:
+    if fmt not in FORMATS:
         raise UnknownGraphFormat(f"unknown graph format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    graph = fact_graph(snapshot)
+    out = io.BytesIO()
+    if fmt == "graphml":
+        nx.write_graphml(graph, out, encoding="utf-8")
+    else:
+        _write_gexf(graph, out, _text(snapshot.get("generated_at"))[:10])
+    atomic_write(path, out.getvalue())
+
+
+def _write_gexf(graph: nx.MultiDiGraph, out: io.BytesIO, day: str) -> None:
+    """GEXF keeps no graph attributes but its <meta>: the note goes in its description, and its
+    date is the snapshot's, not the day of writing (the same store gives the same bytes)."""
+    writer = GEXFWriter(encoding="utf-8", prettyprint=True, version="1.2draft")
+    writer.add_graph(graph)
+    meta = writer.xml.find("meta")
+    if meta is not None:
+        if day:
+            meta.set("lastmodifieddate", day)
+        SubElement(meta, "description").text = NOTE
+    writer.write(out)
 
 
 def _text(value: Any) -> str:
-    return "" if value is None else str(value)
+    """Text an XML 1.0 parser accepts: None is empty, what XML cannot hold becomes U+FFFD."""
+    return "" if value is None else _NOT_XML.sub(REPLACEMENT, str(value))
 
 
-def fact_graph(snapshot: Snapshot) -> nx.MultiDiGraph:
+def fact_graph(snapshot: dict[str, Any]) -> nx.MultiDiGraph:
     """Live entities and their facts, with GraphML-safe attributes (strings, bools, floats; no None)."""
     graph = nx.MultiDiGraph(dataset=_text(snapshot.get("dataset")), hash=_text(snapshot.get("hash")),
-                            generated_at=_text(snapshot.get("generated_at")))
+                            generated_at=_text(snapshot.get("generated_at")), note=NOTE)
     entities = live_entities(snapshot)
     for entity in entities:
-        graph.add_node(entity["id"], label=_text(entity.get("name")), type=_text(entity.get("type")),
+        graph.add_node(_text(entity["id"]), label=_text(entity.get("name")), type=_text(entity.get("type")),
                        description=_text(entity.get("description")), color=type_color(_text(entity.get("type"))),
                        created_at=_text(entity.get("created_at")), updated_at=_text(entity.get("updated_at")))
     for fact in drawable_facts(snapshot, {e["id"] for e in entities}):
-        graph.add_edge(fact["subject"], fact["object"], key=fact["id"],
+        graph.add_edge(_text(fact["subject"]), _text(fact["object"]), key=_text(fact["id"]),
                        label=_text(fact.get("relation")), relation=_text(fact.get("relation")),
                        status=_text(fact.get("status")), contested=bool(fact.get("contested")),
                        functional=bool(fact.get("functional")), description=_text(fact.get("description")),
