@@ -9,6 +9,7 @@ import pytest
 from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, parse_page, project_ids,
                              project_snapshot)
 
+from memlens.store.errors import BundleError
 from memlens.viewer.report import assets
 from memlens.viewer.report.csp import source_hash
 from memlens.viewer.report.page import SnapshotFormatError, render_report
@@ -203,3 +204,20 @@ def test_unknown_snapshot_format_is_a_clear_error():
     with pytest.raises(SnapshotFormatError, match="memoose/9"):
         render_report(snapshot)
     assert render_report(project_snapshot())
+
+
+def test_the_page_is_built_only_with_the_vis_network_it_was_written_for(tmp_path, monkeypatch):
+    assert f"@version {assets.VIS_VERSION}" in assets.vis_network_script()[:1000]
+    other = tmp_path / f"vis-{assets.VIS_VERSION}"
+    other.mkdir()
+    (other / "vis-network.min.js").write_text("/**\n * vis-network\n * @version 10.0.0\n */\n")
+    assets.vis_network_script.cache_clear()
+    monkeypatch.setattr(assets, "VIS_DIR", other)
+    try:
+        with pytest.raises(BundleError, match=f"not vis-network {assets.VIS_VERSION}"):
+            assets.vis_network_script()
+        monkeypatch.setattr(assets, "VIS_DIR", tmp_path / "missing")
+        with pytest.raises(BundleError, match="does not ship vis-network"):
+            assets.vis_network_script()
+    finally:
+        assets.vis_network_script.cache_clear()

@@ -9,6 +9,7 @@ import click
 from memlens.store import datasets
 from memlens.store.errors import InvalidInput, StoreUnreadable
 from memlens.store.memory import Memory
+from memlens.store.snapshot import FORMAT
 from memlens.store.snapshot_diff import diff as snapshot_diff
 from memlens.viewer import regeneration
 
@@ -141,8 +142,8 @@ def load_snapshot(reference: str) -> dict:
         snapshot = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise StoreUnreadable(f"{reference} is neither a memlens snapshot (JSON) nor a store") from None
-    if not isinstance(snapshot, dict) or snapshot.get("format") != "memlens-snapshot/1":
-        raise StoreUnreadable(f"{reference} is not a memlens-snapshot/1 file")
+    if not isinstance(snapshot, dict) or snapshot.get("format") != FORMAT:
+        raise StoreUnreadable(f"{reference} is not a {FORMAT} file")
     return snapshot
 
 

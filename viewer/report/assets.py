@@ -19,7 +19,10 @@ def _pyvis_folder() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-VIS_DIR = _pyvis_folder() / "templates" / "lib" / "vis-9.1.2"
+# The page drives vis-network through a few of its internals (static/graph_view.js), so it is built
+# for one version, the one pyvis 0.3.x ships; pyproject pins pyvis to those releases.
+VIS_VERSION = "9.1.2"
+VIS_DIR = _pyvis_folder() / "templates" / "lib" / f"vis-{VIS_VERSION}"
 # Load order matters: later files use what earlier ones define inside the shared closure.
 SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "graph_view.js", "detail_panel.js",
                 "search.js", "provenance.js", "timelines.js", "controls.js", "app.js")
@@ -36,7 +39,14 @@ def _static_text(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def vis_network_script() -> str:
-    text = (VIS_DIR / "vis-network.min.js").read_text(encoding="utf-8")
+    try:
+        text = (VIS_DIR / "vis-network.min.js").read_text(encoding="utf-8")
+    except OSError:
+        raise BundleError(f"the installed pyvis does not ship vis-network {VIS_VERSION}, which memlens is "
+                          "built for (pip install 'pyvis>=0.3.2,<0.4')") from None
+    if f"@version {VIS_VERSION}" not in text[:1000]:
+        raise BundleError(f"{VIS_DIR / 'vis-network.min.js'} is not vis-network {VIS_VERSION}, which memlens "
+                          "is built for (pip install 'pyvis>=0.3.2,<0.4')")
     return SOURCE_MAP.sub("", text).rstrip() + "\n"
 
 

@@ -10,6 +10,7 @@ import jinja2
 from markupsafe import Markup
 
 from memlens.store.errors import InvalidInput
+from memlens.store.snapshot import FORMAT as SUPPORTED_FORMAT
 
 from ..model.changes import ChangesView, changes_view
 from ..model.layout import Layout, compute_layout
@@ -24,7 +25,6 @@ from . import assets
 from .csp import content_security_policy
 from .payload import page_blocks
 
-SUPPORTED_FORMAT = "memlens-snapshot/1"
 
 
 class SnapshotFormatError(InvalidInput):

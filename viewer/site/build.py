@@ -23,11 +23,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Callable
 
 from markupsafe import Markup
+
+from memlens.store.snapshot import memlens_version
 
 from ..atomic import remove
 from ..model.changes import changes_view
@@ -89,13 +90,6 @@ class Pager:
     newer: str
     older: str
     pages: list[PagerLink]
-
-
-def _builder_version() -> str:
-    try:
-        return version("memlens")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 def _ledger_page_name(number: int) -> str:
@@ -358,7 +352,7 @@ class SiteBuild:
     def manifest(self, files: dict[str, str]) -> str:
         s = self.snapshot
         return json.dumps({
-            "memlens_version": _builder_version(), "dataset": s.get("dataset"), "format": s.get("format"),
+            "memlens_version": memlens_version(), "dataset": s.get("dataset"), "format": s.get("format"),
             "hash": s.get("hash"), "generated_at": s.get("generated_at"), "counts": s.get("stats") or {},
             "files": dict(sorted(files.items())),
         }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"

@@ -15,8 +15,9 @@ from typing import Any
 from markupsafe import escape
 
 from ..model.evidence import is_web_link
-from ..model.time_axis import short_record_time
+from ..model.links import deep_link
 from ..model.snapshot_index import SnapshotIndex
+from ..model.time_axis import short_record_time
 
 STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
 FORGOTTEN_LABEL = "forgotten fact (text erased)"
@@ -83,7 +84,7 @@ class SiteItems:
         return f"{self.entities}{page}#fact-{fact_id}" if page else None
 
     def graph_href(self, kind: str, ident: str) -> str:
-        return f"{self.root}index.html#{kind}={ident}"
+        return f"{self.root}index.html{deep_link(kind, ident)}"
 
     # -- references ---------------------------------------------------------------------------
     def fact_label(self, fact_id: str) -> str:
