@@ -93,6 +93,19 @@ def fact(conn: sqlite3.Connection, ref: str) -> dict:
     return fact_view(rows[0], contested_ids(conn))
 
 
+def facts_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
+    """Live facts in their present state, in the order of `ids` (unknown ids are left out)."""
+    if not ids:
+        return []
+    rows = conn.execute(
+        _STATE_AT + " WHERE v.fact_id IN (SELECT value FROM json_each(?)) AND v.retired_at IS NULL",
+        (json.dumps(ids),),
+    ).fetchall()
+    contested = contested_ids(conn)
+    views = {row["id"]: fact_view(row, contested) for row in rows}
+    return [views[fid] for fid in ids if fid in views]
+
+
 def fact_history(conn: sqlite3.Connection, fact_id: str) -> list[dict]:
     return [
         {k: row[k] for k in ("version", "status", "superseded_by", "reason", "valid_from", "valid_to",
@@ -101,21 +114,26 @@ def fact_history(conn: sqlite3.Connection, fact_id: str) -> list[dict]:
     ]
 
 
+LEDGER_COLUMNS = "l.seq, l.at, l.actor, l.action, l.kind, l.refs, l.payload"
+
+
 def ledger_for(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
     """Ledger rows that name any of `ids` (refs are a JSON list of ids)."""
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
     rows = conn.execute(
-        f"""SELECT DISTINCT l.seq, l.at, l.actor, l.action, l.kind, l.refs, l.payload
+        f"""SELECT DISTINCT {LEDGER_COLUMNS}
             FROM ledger l, json_each(l.refs) r WHERE r.value IN ({marks}) ORDER BY l.seq""",
         ids,
     ).fetchall()
-    return [
-        {"seq": r[0], "at": r[1], "actor": r[2], "action": r[3], "kind": r[4],
-         "refs": json.loads(r[5]), "payload": json.loads(r[6])}
-        for r in rows
-    ]
+    return [ledger_row(r) for r in rows]
+
+
+def ledger_row(r: sqlite3.Row | tuple) -> dict:
+    """A ledger row read as LEDGER_COLUMNS."""
+    return {"seq": r[0], "at": r[1], "actor": r[2], "action": r[3], "kind": r[4],
+            "refs": json.loads(r[5]), "payload": json.loads(r[6])}
 
 
 def history(conn: sqlite3.Connection, ref: str) -> dict:
