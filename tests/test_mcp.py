@@ -260,8 +260,15 @@ def test_view_writes_the_report_where_memlens_view_does_and_returns_its_path(ser
     assert server.data("view") == dict(first, written=False)
 
 
-def test_the_actor_is_the_client_name_each_server_was_started_for(mcp_home):
-    with served(mcp_home, "-d", "gamma", client="  other   agent ") as other:
-        other.data("remember", facts=[fact("gamma-service", "run_by", "frank")])
+def test_a_damaged_store_is_a_tool_error_until_it_is_fixed_and_the_actor_is_the_clients_name(mcp_home, memlens):
+    damaged = mcp_home / "damaged.sqlite"
+    damaged.write_bytes(b"not a database at all" * 100)
+    with served(mcp_home, "--db", str(damaged), client="  other   agent ") as other:
+        error = other.error("stats")
+        assert error == memlens("stats", "--db", str(damaged)).output.strip()
+        assert error.startswith(f"Error: {damaged} is not a memlens store")
+        damaged.unlink()  # the person fixes it; the server is still there
+        other.data("remember", facts=[fact("gamma-service", "run_by", "frank", evidence="user said so")])
         ledger = other.data("history", ref="gamma-service")["ledger"]["items"]
+        assert other.data("recall", query="gamma")["facts"]["items"][0]["evidence"] == ["user said so"]
     assert {row["actor"] for row in ledger} == {"mcp:other agent"}

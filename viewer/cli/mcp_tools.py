@@ -42,14 +42,15 @@ class Fact(BaseModel):
                                                        "needed only when the entity is new.")
     object_type: str | None = Field(None, description="The object's type; needed only when the entity is new.")
     description: str = Field("", description="The fact in a sentence, if the triple does not say it all.")
-    evidence: list[str] = Field(default_factory=list, description=(
-        "Where it comes from: 'repo://path#L10-L20', a URL, 'user said 2026-03-02'."))
+    evidence: list[str] | str = Field(default_factory=list, description=(
+        "Where it comes from: 'repo://path#L10-L20', a URL, 'user said 2026-03-02'; one or a list."))
     valid_from: str | None = Field(None, description="When it became true in the world (ISO date).")
     valid_to: str | None = Field(None, description="When it stopped being true (ISO date).")
 
     def as_input(self) -> FactInput:
+        evidence = (self.evidence,) if isinstance(self.evidence, str) else tuple(self.evidence)
         return FactInput(self.subject, self.relation, self.object, self.subject_type, self.object_type,
-                         self.description, tuple(self.evidence), self.valid_from, self.valid_to)
+                         self.description, evidence, self.valid_from, self.valid_to)
 
 
 def answer(data: Any) -> str:
