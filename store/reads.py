@@ -28,8 +28,36 @@ def fact_rows(
     as_of_record: str | None = None,
     as_of_valid: str | None = None,
     subject_id: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
 ) -> list[dict]:
-    """Facts in the state they were in at `as_of_record` (default: now), filtered."""
+    """Facts in the state they were in at `as_of_record` (default: now), filtered; `limit` of them
+    from `offset` in their order (subject, relation, object)."""
+    where, params = _fact_filter(statuses, as_of_record, as_of_valid, subject_id)
+    sql = _STATE_AT + where + " ORDER BY s.name, f.relation, o.name, v.fact_id"
+    if limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        params += [limit, offset]
+    rows = conn.execute(sql, params).fetchall()
+    contested = contested_ids(conn, as_of_record)
+    return [fact_view(row, contested) for row in rows]
+
+
+def fact_count(
+    conn: sqlite3.Connection,
+    *,
+    statuses: tuple[str, ...] | None = ("current",),
+    as_of_record: str | None = None,
+    as_of_valid: str | None = None,
+) -> int:
+    """How many facts `fact_rows` with the same filters returns in all."""
+    where, params = _fact_filter(statuses, as_of_record, as_of_valid, None)
+    return conn.execute("SELECT count(*) FROM fact_versions v" + where, params).fetchone()[0]
+
+
+def _fact_filter(
+    statuses: tuple[str, ...] | None, as_of_record: str | None, as_of_valid: str | None, subject_id: str | None
+) -> tuple[str, list]:
     where, params = [], []
     if as_of_record is None:
         where.append("v.retired_at IS NULL")
@@ -47,11 +75,7 @@ def fact_rows(
     if subject_id is not None:
         where.append("(f.subject_id = ? OR f.object_id = ?)")
         params += [subject_id, subject_id]
-    rows = conn.execute(
-        _STATE_AT + " WHERE " + " AND ".join(where) + " ORDER BY s.name, f.relation, o.name, v.fact_id", params
-    ).fetchall()
-    contested = contested_ids(conn, as_of_record)
-    return [fact_view(row, contested) for row in rows]
+    return " WHERE " + " AND ".join(where), params
 
 
 def contested_ids(conn: sqlite3.Connection, at: str | None = None) -> set[str]:

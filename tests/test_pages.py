@@ -1,4 +1,4 @@
-"""Bounded reads: pages of recall and history add up to the whole, and their totals are exact."""
+"""Bounded reads: pages of facts, recall and history add up to the whole, and their totals are exact."""
 from __future__ import annotations
 
 import pytest
@@ -28,8 +28,8 @@ def all_pages(answer, limit: int) -> list[dict]:
     while True:
         found = answer(page)
         seen.append(found)
-        following = page.after(*(found[key]["total"] for key in found if isinstance(found[key], dict)
-                                 and "total" in found[key]))
+        lists = [found] if "total" in found else [v for v in found.values() if isinstance(v, dict) and "total" in v]
+        following = page.after(*(listed["total"] for listed in lists))
         if following is None:
             return seen
         page = pages.Page(limit, following)
@@ -86,3 +86,14 @@ def test_a_store_from_before_the_judged_index_gains_it_when_opened(crowded, tmp_
         assert "fact_versions_judged" in indexes
         assert reopened.conn.execute("PRAGMA user_version").fetchone()[0] == 3
         assert pages.recall(reopened.conn, "billing", pages.Page(100)) == before
+
+
+@pytest.mark.parametrize("filters", [{}, {"include_all": True}, {"as_of_valid": "2026-01-01"},
+                                     {"as_of_record": "2026-01-01T09:03:00Z"}])
+def test_fact_pages_are_the_slices_of_the_whole_list_with_its_length(crowded, filters):
+    memory, _ = crowded
+    whole = memory.facts(**filters)
+    assert whole  # each filter keeps something
+    found = all_pages(lambda page: pages.facts(memory.conn, page, **filters), 5)
+    assert [f["id"] for answer in found for f in answer["items"]] == [f["id"] for f in whole]
+    assert {answer["total"] for answer in found} == {len(whole)}

@@ -233,11 +233,10 @@ class MemoryTools:
         Answer: {"facts": {"total": 120, "items": [...]}, "next_cursor": "20"}
         """
         page = _page(limit, cursor)
-        with read(self.memory.conn):
-            found = self.memory.facts(include_all=include_all, as_of_record=as_of_record, as_of_valid=as_of_valid)
-        items = found[page.offset:page.offset + page.limit]
-        return answer({"facts": {"total": len(found), "items": [compact_fact(f) for f in items]},
-                       "next_cursor": _next(page, len(found))})
+        with read(self.memory.conn) as conn:
+            found = pages.facts(conn, page, include_all=include_all, as_of_record=as_of_record,
+                                as_of_valid=as_of_valid)
+        return answer({"facts": _listed(found, compact_fact), "next_cursor": _next(page, found["total"])})
 
     async def functional(
         self,
