@@ -55,11 +55,13 @@ class Session:
 
 
 @contextmanager
-def served(home: Path, *args: str, client: str = "pytest-agent") -> Iterator[Session]:
+def served(home: Path, *args: str, client: str = "pytest-agent", mode: str = "auto") -> Iterator[Session]:
+    """`memlens mcp ARGS` as a host starts it; mode "legacy" is the initialize handshake Claude Code
+    uses, "auto" the SDK's newer discovery."""
     params = StdioServerParameters(command=MEMLENS, args=["mcp", *args], env={"MEMLENS_HOME": str(home)},
                                    cwd=str(home.parent))
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        Client(params, client_info=Implementation(name=client, version="1.0"))
+        Client(params, client_info=Implementation(name=client, version="1.0"), mode=mode)
     ) as connected:
         yield Session(portal, connected)
 
@@ -263,7 +265,7 @@ def test_view_writes_the_report_where_memlens_view_does_and_returns_its_path(ser
 def test_a_damaged_store_is_a_tool_error_until_it_is_fixed_and_the_actor_is_the_clients_name(mcp_home, memlens):
     damaged = mcp_home / "damaged.sqlite"
     damaged.write_bytes(b"not a database at all" * 100)
-    with served(mcp_home, "--db", str(damaged), client="  other   agent ") as other:
+    with served(mcp_home, "--db", str(damaged), client="  other   agent ", mode="legacy") as other:
         error = other.error("stats")
         assert error == memlens("stats", "--db", str(damaged)).output.strip()
         assert error.startswith(f"Error: {damaged} is not a memlens store")
