@@ -76,7 +76,7 @@ def compact_fact(view: dict) -> dict:
 def compact_entity(view: dict) -> dict:
     entity = {"id": view["id"], "name": view["name"], "type": view["type"]}
     for key in ("description", "merged_into", "score"):
-        if view.get(key) is not None and view.get(key) != "":
+        if view.get(key) not in (None, ""):
             entity[key] = view[key]
     return entity
 
@@ -89,8 +89,8 @@ def _page(limit: int, cursor: str | None) -> pages.Page:
     return pages.Page(limit, int(cursor))
 
 
-def _listed(listed: dict, item) -> dict:
-    return {"total": listed["total"], "items": [item(x) for x in listed["items"]]}
+def _compacted(listed: dict, compact) -> dict:
+    return {"total": listed["total"], "items": [compact(item) for item in listed["items"]]}
 
 
 def _next(page: pages.Page, *totals: int) -> str | None:
@@ -100,7 +100,7 @@ def _next(page: pages.Page, *totals: int) -> str | None:
 
 class MemoryTools:
     """The tools over one dataset. The store is opened at the first call, so a server whose store
-    is locked or damaged still starts and answers each call with the error, until it is fixed."""
+    is damaged still starts, and answers each call with the error until the store is fixed."""
 
     READ_ONLY = ("recall", "history", "facts", "stats")
     ERASING = ("forget",)
@@ -178,8 +178,8 @@ class MemoryTools:
             found = pages.recall(conn, query, page, include_superseded=include_superseded)
         return answer({
             "query": query,
-            "facts": _listed(found["facts"], compact_fact),
-            "entities": _listed(found["entities"], compact_entity),
+            "facts": _compacted(found["facts"], compact_fact),
+            "entities": _compacted(found["entities"], compact_entity),
             "next_cursor": _next(page, found["facts"]["total"], found["entities"]["total"]),
         })
 
@@ -206,7 +206,7 @@ class MemoryTools:
         totals = [found["ledger"]["total"]]
         if "entity" in found:
             result = {"entity": compact_entity(found["entity"]), "merged": found["merged"],
-                      "facts": _listed(found["facts"], compact_fact)}
+                      "facts": _compacted(found["facts"], compact_fact)}
             totals.append(found["facts"]["total"])
         else:
             result = {"fact": compact_fact(found["fact"])}
@@ -220,7 +220,7 @@ class MemoryTools:
             "What was true in the world on this date (ISO), values later superseded included."))] = None,
         include_all: Annotated[bool, Field(
             description="Also superseded, retracted and forgotten facts (forgotten ones without text).")] = False,
-        limit: Annotated[int, Field(ge=1, le=100, description="How many facts in one answer (1-100).")] = 50,
+        limit: Limit = 50,
         cursor: Cursor = None,
     ) -> str:
         """List facts: the current ones, or the memory as of a record time or a valid time.
@@ -236,7 +236,7 @@ class MemoryTools:
         with read(self.memory.conn) as conn:
             found = pages.facts(conn, page, include_all=include_all, as_of_record=as_of_record,
                                 as_of_valid=as_of_valid)
-        return answer({"facts": _listed(found, compact_fact), "next_cursor": _next(page, found["total"])})
+        return answer({"facts": _compacted(found, compact_fact), "next_cursor": _next(page, found["total"])})
 
     async def functional(
         self,
