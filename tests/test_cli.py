@@ -19,13 +19,15 @@ def all_commands(group: click.Group = main, prefix: tuple[str, ...] = ()):
 COMMANDS = list(all_commands())
 # These act on files or host settings, not on a dataset (demo has --db, but builds its own).
 NOT_ON_A_DATASET = {("demo",), ("diff",), ("hooks", "install"), ("hooks", "uninstall")}
+# Its standard output is the MCP protocol, JSON-RPC already: there is nothing for --json to change.
+SPEAKS_A_PROTOCOL = {("mcp",)}
 
 
 def test_the_cli_has_the_commands_the_store_offers():
     names = {" ".join(path) for path, _ in COMMANDS}
     assert {"demo", "remember", "functional", "supersede", "restore", "contest", "dismiss", "forget fact",
             "forget entity", "merge", "history", "facts", "recall", "maintain", "stats", "datasets",
-            "export", "view"} <= names
+            "export", "view", "mcp"} <= names
 
 
 @pytest.mark.parametrize("path", [p for p, _ in COMMANDS], ids=[" ".join(p) for p, _ in COMMANDS])
@@ -35,7 +37,7 @@ def test_every_command_has_help_with_an_example(cli, path):
     assert "Example" in result.output
     command = dict(COMMANDS)[path]
     if not isinstance(command, click.Group):
-        assert "--json" in result.output
+        assert ("--json" in result.output) != (path in SPEAKS_A_PROTOCOL)
         assert ("--db" in result.output) != (path in NOT_ON_A_DATASET) or path == ("demo",)
 
 

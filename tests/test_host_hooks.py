@@ -64,3 +64,54 @@ def test_a_broken_settings_file_is_a_clear_error_and_is_left_alone(cli, project)
     assert project.read_text() == "{ not json"
     project.write_text(json.dumps(THEIRS))
     assert cli("hooks", "install", "--host", "claude-code").exit_code == 0
+
+
+THEIR_SERVERS = {"mcpServers": {"sentry": {"command": "npx", "args": ["@sentry/mcp-server"]}}}
+
+
+def test_install_registers_the_mcp_server_in_the_projects_mcp_json_and_uninstall_removes_only_it(cli, project):
+    servers = project.parent.parent / ".mcp.json"
+    servers.write_text(json.dumps(THEIR_SERVERS))
+    result = cli("hooks", "install", "--host", "claude-code")
+    assert result.exit_code == 0 and f"MCP server registered in {servers}" in result.output
+    assert json.loads(servers.read_text())["mcpServers"] == {
+        **THEIR_SERVERS["mcpServers"], "memlens": {"type": "stdio", "command": "memlens", "args": ["mcp"]}}
+
+    again = cli("hooks", "install", "--host", "claude-code", "--json")
+    assert json.loads(again.output)["mcp"] == {"config": str(servers), "added": False}
+    assert "memlens" in json.loads(servers.read_text())["mcpServers"]
+
+    assert "MCP server removed from" in cli("hooks", "uninstall", "--host", "claude-code").output
+    assert json.loads(servers.read_text()) == THEIR_SERVERS
+    assert "MCP server not registered in" in cli("hooks", "uninstall", "--host", "claude-code").output
+
+
+def test_a_memlens_server_the_user_wrote_is_left_as_it_is(cli, project):
+    servers = project.parent.parent / ".mcp.json"
+    theirs = {"mcpServers": {"memlens": {"command": "memlens", "args": ["mcp", "-d", "team"]}}}
+    servers.write_text(json.dumps(theirs))
+    assert "MCP server already registered in" in cli("hooks", "install", "--host", "claude-code").output
+    assert "MCP server not registered in" in cli("hooks", "uninstall", "--host", "claude-code").output
+    assert json.loads(servers.read_text()) == theirs
+    assert json.loads(project.read_text()) == THEIRS  # the hook itself came and went
+
+
+def test_a_broken_mcp_json_stops_the_install_before_anything_is_written(cli, project):
+    servers = project.parent.parent / ".mcp.json"
+    servers.write_text('{"mcpServers": [')
+    result = cli("hooks", "install", "--host", "claude-code")
+    assert result.exit_code == 1 and ".mcp.json is not valid JSON" in result.output
+    assert json.loads(project.read_text()) == THEIRS and servers.read_text() == '{"mcpServers": ['
+    servers.unlink()
+    assert cli("hooks", "install", "--host", "claude-code").exit_code == 0
+    assert "memlens" in json.loads(servers.read_text())["mcpServers"]
+
+
+def test_user_scope_leaves_projects_alone_and_names_claude_codes_own_command(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    result = cli("hooks", "install", "--host", "claude-code", "--user", "--json")
+    assert json.loads(result.output)["mcp"] == {
+        "config": None, "added": None, "command": "claude mcp add --scope user memlens -- memlens mcp"}
+    assert (tmp_path / "home" / ".claude" / "settings.json").exists()
+    assert not (tmp_path / ".mcp.json").exists() and not (tmp_path / "home" / ".claude.json").exists()

@@ -46,3 +46,13 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo(tmp_path):
                           cwd=elsewhere, env=env, capture_output=True, text=True)
     assert view.returncode == 0, view.stderr
     assert report.stat().st_size > 100_000  # vis-network and the data are inside
+
+    # The MCP SDK is an extra the plain wheel does not bring: the server says how to get it.
+    mcp = subprocess.run([str(environment / "bin" / "memlens"), "mcp", "-d", "demo"], cwd=elsewhere, env=env,
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert mcp.returncode == 1 and "Traceback" not in mcp.stderr
+    assert mcp.stderr.strip() == "Error: memlens mcp needs the MCP SDK, an optional part of memlens: " \
+                                 "pip install 'memlens[mcp]'"
+    listed = subprocess.run([str(environment / "bin" / "memlens"), "--help"], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, check=True).stdout
+    assert "\n  mcp " in listed and "\n  view " in listed

@@ -11,30 +11,38 @@ import click
 from memlens.store.errors import MemlensError
 
 
+def error_line(exc: Exception) -> str:
+    """The one line memlens reports (after `Error: `) for an error that reached a command or a tool."""
+    if isinstance(exc, MemlensError):
+        return str(exc)
+    if isinstance(exc, sqlite3.DatabaseError):
+        return f"the store could not be read or written: {exc}"
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+    return f"internal error ({type(exc).__name__}: {exc}); set MEMLENS_DEBUG=1 for details and please report it"
+
+
+def is_a_bug(exc: Exception) -> bool:
+    """Whether no person could have caused `exc`: then MEMLENS_DEBUG=1 shows its traceback."""
+    return not isinstance(exc, (MemlensError, sqlite3.DatabaseError, OSError))
+
+
 class MemlensGroup(click.Group):
     """Turns store errors into exit status 1 with one line; usage errors stay exit status 2."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
             return super().invoke(ctx)
-        except MemlensError as exc:
-            raise click.ClickException(str(exc)) from None
-        except sqlite3.DatabaseError as exc:
-            raise click.ClickException(f"the store could not be read or written: {exc}") from None
         except BrokenPipeError:
             # The reader went away (`memlens facts | head`): stop quietly, like any Unix tool.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
-        except OSError as exc:
-            raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, KeyboardInterrupt):
             raise
         except Exception as exc:
-            if os.environ.get("MEMLENS_DEBUG"):
+            if is_a_bug(exc) and os.environ.get("MEMLENS_DEBUG"):
                 raise
-            raise click.ClickException(
-                f"internal error ({type(exc).__name__}: {exc}); set MEMLENS_DEBUG=1 for details and please report it"
-            ) from None
+            raise click.ClickException(error_line(exc)) from None
 
 
 @click.group(cls=MemlensGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -83,9 +91,9 @@ def run() -> None:
 
 
 def _register() -> None:
-    from . import bundle_commands, demo_command, export_commands, read_commands, write_commands
+    from . import bundle_commands, demo_command, export_commands, mcp_command, read_commands, write_commands
 
-    for module in (write_commands, read_commands, export_commands, bundle_commands, demo_command):
+    for module in (write_commands, read_commands, export_commands, bundle_commands, demo_command, mcp_command):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -75,11 +75,12 @@ def bundles_remove(path, db, dataset, as_json):
 
 @click.group()
 def hooks():
-    """Make a coding agent's host run `memlens maintain` when a session ends.
+    """Make a coding agent's host run `memlens maintain` when a session ends, and give it the
+    project's memory as an MCP server (`memlens mcp`).
 
     \b
     Examples:
-      memlens hooks install --host claude-code            # this project's .claude/settings.json
+      memlens hooks install --host claude-code            # .claude/settings.json and .mcp.json here
       memlens hooks install --host claude-code --user     # ~/.claude/settings.json
       memlens hooks uninstall --host claude-code
     """
@@ -92,38 +93,59 @@ def _host_options(command):
     return click.option("--host", type=click.Choice(["claude-code"]), required=True, help="The agent host.")(command)
 
 
+def _servers_path(scope: str) -> Path | None:
+    return claude_code.servers_path() if scope == "project" else None
+
+
 @hooks.command("install")
 @_host_options
 @json_option
 def hooks_install(host, scope, as_json):
-    """Add a SessionEnd hook running `memlens maintain`; keeps every hook already there.
+    """Add a SessionEnd hook running `memlens maintain`, and (for a project) register `memlens mcp`
+    in its .mcp.json; keeps every hook and server already there.
 
-    Running it twice changes nothing.
+    Running it twice changes nothing. For every project, register the server with Claude Code's
+    own command, which --user prints.
 
     \b
     Example:
       memlens hooks install --host claude-code --project
     """
-    path = claude_code.settings_path(scope)
+    path, servers = claude_code.settings_path(scope), _servers_path(scope)
+    claude_code.check(path, servers)
     added = claude_code.install(path)
-    emit(as_json, {"settings": str(path), "added": added},
-         f"{'installed in' if added else 'already installed in'} {path}")
+    registered = claude_code.register_server(servers) if servers else None
+    data = {"settings": str(path), "added": added,
+            "mcp": {"config": str(servers) if servers else None, "added": registered}}
+    lines = [f"{'installed in' if added else 'already installed in'} {path}"]
+    if servers:
+        lines.append(f"MCP server {'registered in' if registered else 'already registered in'} {servers}")
+    else:
+        data["mcp"]["command"] = claude_code.USER_SERVER_COMMAND
+        lines.append(f"for the MCP server in every project, run: {claude_code.USER_SERVER_COMMAND}")
+    emit(as_json, data, "\n".join(lines))
 
 
 @hooks.command("uninstall")
 @_host_options
 @json_option
 def hooks_uninstall(host, scope, as_json):
-    """Remove exactly the hook `install` added.
+    """Remove exactly the hook and the MCP server `install` added.
 
     \b
     Example:
       memlens hooks uninstall --host claude-code --project
     """
-    path = claude_code.settings_path(scope)
+    path, servers = claude_code.settings_path(scope), _servers_path(scope)
+    claude_code.check(path, servers)
     removed = claude_code.uninstall(path)
-    emit(as_json, {"settings": str(path), "removed": removed},
-         f"{'removed from' if removed else 'not installed in'} {path}")
+    unregistered = claude_code.unregister_server(servers) if servers else None
+    lines = [f"{'removed from' if removed else 'not installed in'} {path}"]
+    if servers:
+        lines.append(f"MCP server {'removed from' if unregistered else 'not registered in'} {servers}")
+    emit(as_json, {"settings": str(path), "removed": removed,
+                   "mcp": {"config": str(servers) if servers else None, "removed": unregistered}},
+         "\n".join(lines))
 
 
 def load_snapshot(reference: str) -> dict:

@@ -1,7 +1,10 @@
-"""Wiring memlens into Claude Code's settings: run `memlens maintain` when a session ends.
+"""Wiring memlens into Claude Code: run `memlens maintain` when a session ends, and serve the
+project's memory to it over MCP.
 
 The settings file is JSON with `hooks.<Event>` lists of `{"matcher", "hooks": [{"type", "command"}]}`
-groups. We add one group of our own and remove exactly that group, whatever else is there.
+groups. We add one group of our own and remove exactly that group, whatever else is there. The
+project's `.mcp.json` maps server names to `{"type", "command", "args"}`; we add `memlens` and remove
+it only while it is still the entry we wrote.
 """
 from __future__ import annotations
 
@@ -15,6 +18,11 @@ from memlens.viewer.atomic import atomic_write
 EVENT = "SessionEnd"
 COMMAND = "memlens maintain --quiet"
 OUR_GROUP = {"matcher": "", "hooks": [{"type": "command", "command": COMMAND, "timeout": 120}]}
+SERVER_NAME = "memlens"
+OUR_SERVER = {"type": "stdio", "command": "memlens", "args": ["mcp"]}
+# Claude Code keeps user-scoped servers in its own state file, which it rewrites while it runs;
+# its own command is the safe way to write there.
+USER_SERVER_COMMAND = "claude mcp add --scope user memlens -- memlens mcp"
 
 
 def settings_path(scope: str, project_dir: Path | None = None) -> Path:
@@ -23,15 +31,20 @@ def settings_path(scope: str, project_dir: Path | None = None) -> Path:
     return (project_dir or Path.cwd()) / ".claude" / "settings.json"
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read_object(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        settings = json.loads(path.read_text(encoding="utf-8") or "{}")
+        content = json.loads(path.read_text(encoding="utf-8") or "{}")
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); fix it first") from None
-    if not isinstance(settings, dict):
+    if not isinstance(content, dict):
         raise InvalidInput(f"{path} does not hold a JSON object")
+    return content
+
+
+def _read(path: Path) -> dict[str, Any]:
+    settings = _read_object(path)
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict) or not isinstance(hooks.get(EVENT, []), list):
         raise InvalidInput(f"{path}: 'hooks.{EVENT}' is not a list; fix it first")
@@ -77,3 +90,46 @@ def uninstall(path: Path) -> bool:
 
 def installed(path: Path) -> bool:
     return any(_is_ours(group) for group in _read(path).get("hooks", {}).get(EVENT, []))
+
+
+def servers_path(project_dir: Path | None = None) -> Path:
+    """The project's MCP servers, shared with everyone who works on it: `.mcp.json` at its root."""
+    return (project_dir or Path.cwd()) / ".mcp.json"
+
+
+def _read_servers(path: Path) -> dict[str, Any]:
+    config = _read_object(path)
+    if not isinstance(config.get("mcpServers", {}), dict):
+        raise InvalidInput(f"{path}: 'mcpServers' is not an object; fix it first")
+    return config
+
+
+def check(settings: Path, servers: Path | None) -> None:
+    """Refuse a broken file before either is written, so an install is all or nothing."""
+    _read(settings)
+    if servers is not None:
+        _read_servers(servers)
+
+
+def register_server(path: Path) -> bool:
+    """Add our server; False if a `memlens` server is there already (ours, or one of the user's)."""
+    config = _read_servers(path)
+    servers = config.setdefault("mcpServers", {})
+    if SERVER_NAME in servers:
+        return False
+    servers[SERVER_NAME] = dict(OUR_SERVER)
+    _write(path, config)
+    return True
+
+
+def unregister_server(path: Path) -> bool:
+    """Remove our server and nothing else; False if it is not there as we wrote it."""
+    config = _read_servers(path)
+    servers = config.get("mcpServers", {})
+    if servers.get(SERVER_NAME) != OUR_SERVER:
+        return False
+    del servers[SERVER_NAME]
+    if not servers:
+        del config["mcpServers"]
+    _write(path, config)
+    return True

@@ -1,0 +1,276 @@
+"""`memlens mcp` through the MCP SDK's own client over stdio, as an agent's host runs it.
+
+One server (dataset `alpha`) serves the whole module; each test writes entities of its own.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from click.testing import CliRunner
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, Implementation
+
+from memlens.viewer.cli import main
+
+pytestmark = pytest.mark.slow
+
+MEMLENS = str(Path(sys.executable).parent / "memlens")
+TOOLS = {"remember", "recall", "history", "facts", "functional", "supersede", "restore", "retract", "contest",
+         "dismiss", "forget", "maintain", "stats", "view"}
+
+
+class Session:
+    """A connected client, called from synchronous tests through a blocking portal."""
+
+    def __init__(self, portal: BlockingPortal, client: Client) -> None:
+        self.portal, self.client = portal, client
+
+    def call(self, tool: str, **arguments) -> CallToolResult:
+        return self.portal.call(self.client.call_tool, tool, arguments)
+
+    def start(self, tool: str, **arguments) -> Future:
+        return self.portal.start_task_soon(self.client.call_tool, tool, arguments)
+
+    def data(self, tool: str, **arguments) -> dict:
+        result = self.call(tool, **arguments)
+        assert not result.is_error, result.content[0].text
+        return json.loads(result.content[0].text)
+
+    def error(self, tool: str, **arguments) -> str:
+        result = self.call(tool, **arguments)
+        assert result.is_error, result.content[0].text
+        [content] = result.content
+        return content.text
+
+
+@contextmanager
+def served(home: Path, *args: str, client: str = "pytest-agent", mode: str = "auto") -> Iterator[Session]:
+    """`memlens mcp ARGS` as a host starts it; mode "legacy" is the initialize handshake Claude Code
+    uses, "auto" the SDK's newer discovery."""
+    params = StdioServerParameters(command=MEMLENS, args=["mcp", *args], env={"MEMLENS_HOME": str(home)},
+                                   cwd=str(home.parent))
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
+        Client(params, client_info=Implementation(name=client, version="1.0"), mode=mode)
+    ) as connected:
+        yield Session(portal, connected)
+
+
+@pytest.fixture(scope="module")
+def mcp_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("mcp") / "home"
+
+
+@pytest.fixture(scope="module")
+def server(mcp_home) -> Iterator[Session]:
+    with served(mcp_home, "-d", "alpha") as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def memlens(mcp_home):
+    """The CLI in-process, on the same $MEMLENS_HOME as the server."""
+    runner = CliRunner()
+
+    def run(*args: str, input: str | None = None):
+        return runner.invoke(main, list(args), input=input, env={"MEMLENS_HOME": str(mcp_home)},
+                             catch_exceptions=False)
+
+    return run
+
+
+def fact(subject: str, relation: str, object_: str, **details) -> dict:
+    return {"subject": subject, "subject_type": "Service", "relation": relation, "object": object_,
+            "object_type": "Person", **details}
+
+
+def remember(server: Session, *facts: dict) -> list[str]:
+    outcomes = server.data("remember", facts=list(facts))["facts"]
+    assert [o["outcome"] for o in outcomes] == ["asserted"] * len(facts)
+    return [o["id"] for o in outcomes]
+
+
+def test_the_server_lists_every_tool_described_for_an_agent_and_none_takes_a_dataset_or_a_path(server):
+    tools = {tool.name: tool for tool in server.portal.call(server.client.list_tools).tools}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert "Call it" in tool.description and "Example:" in tool.description, tool.name
+        properties = set(tool.input_schema.get("properties", {}))
+        assert not properties & {"dataset", "db", "path", "file", "store", "out"}, tool.name
+    assert set(tools["remember"].input_schema["properties"]) == {"facts", "override_forgotten"}
+    assert tools["recall"].annotations.read_only_hint and not tools["remember"].annotations.read_only_hint
+    assert tools["forget"].annotations.destructive_hint
+
+
+def test_remember_then_recall_then_history(server):
+    first, second = remember(
+        server,
+        fact("billing-service", "owned_by", "alice", evidence=["user said 2026-03-02"], valid_from="2026-03-01"),
+        fact("billing-service", "reviewed_by", "bob", description="bob reviews every billing change"),
+    )
+    found = server.data("recall", query="billing")
+    assert found["facts"]["total"] == 2 and found["next_cursor"] is None
+    by_id = {f["id"]: f for f in found["facts"]["items"]}
+    assert by_id[first] | {"score": 0} == {
+        "id": first, "subject": "billing-service", "relation": "owned_by", "object": "alice", "status": "current",
+        "contested": False, "evidence": ["user said 2026-03-02"], "valid_from": "2026-03-01",
+        "recorded_at": by_id[first]["recorded_at"], "score": 0}
+    assert [e["name"] for e in found["entities"]["items"]] == ["billing-service"]
+
+    one = server.data("recall", query="billing", limit=1)
+    assert one["facts"]["total"] == 2 and len(one["facts"]["items"]) == 1 and one["next_cursor"] == "1"
+    rest = server.data("recall", query="billing", limit=1, cursor=one["next_cursor"])
+    assert {one["facts"]["items"][0]["id"], rest["facts"]["items"][0]["id"]} == {first, second}
+    assert rest["next_cursor"] is None
+
+    history = server.data("history", ref="billing-service")
+    assert history["entity"]["name"] == "billing-service" and history["facts"]["total"] == 2
+    assert {f["id"] for f in history["facts"]["items"]} == {first, second}
+    assert all(f["versions"][0]["status"] == "current" for f in history["facts"]["items"])
+    asserts = [row for row in history["ledger"]["items"] if row["action"] == "assert"]
+    assert {row["refs"][0] for row in asserts} == {first, second}
+    assert {row["actor"] for row in history["ledger"]["items"]} == {"mcp:pytest-agent"}
+    assert sorted(row["action"] for row in history["ledger"]["items"]) == ["assert", "assert", "entity"]
+    assert history["ledger"]["total"] == 3
+    assert server.data("history", ref=first[:8])["fact"]["id"] == first
+
+
+def test_a_contest_shows_as_contested_in_the_next_snapshot(server, memlens):
+    port_a, port_b = remember(server, fact("gateway", "listens_on", "port-8080"),
+                              fact("gateway", "listens_on_tls", "port-8443"))
+    untouched = remember(server, fact("gateway", "maintained_by", "carol"))[0]
+    contest = server.data("contest", fact_a=port_a, fact_b=port_b[:8], reason="README and compose disagree",
+                          confidence=0.7)
+    assert contest["key"] == "contradiction:" + contest["contradiction"][:8]
+
+    snapshot = json.loads(memlens("export", "--format", "json", "-o", "-", "-d", "alpha").output)
+    contested = {f["id"]: f["contested"] for f in snapshot["facts"]}
+    assert contested[port_a] and contested[port_b] and not contested[untouched]
+    assert any(c["id"] == contest["contradiction"] for c in snapshot["contradictions"])
+
+    worklist = server.data("maintain")["worklist"]["items"]
+    assert contest["key"] in {c["key"] for c in worklist}
+    server.data("dismiss", key=contest["key"], reason="both ports are served")
+    recalled = {f["id"]: f["contested"] for f in server.data("recall", query="gateway")["facts"]["items"]}
+    assert recalled == {port_a: False, port_b: False, untouched: False}
+
+
+def test_judgements_supersede_restore_and_retract_through_the_protocol(server):
+    old, new, wrong = remember(server, fact("search", "uses", "elastic"), fact("search", "uses", "opensearch"),
+                               fact("search", "uses", "kafka"))
+    assert server.data("supersede", old=old, new=new, reason="migrated in PR 12") == {"superseded": old, "by": new}
+    assert server.data("retract", fact=wrong, reason="never used") == {"retracted": wrong}
+    statuses = {f["id"]: f["status"] for f in server.data("history", ref="search")["facts"]["items"]}
+    assert statuses == {old: "superseded", new: "current", wrong: "retracted"}
+    assert server.data("restore", fact=old[:8], reason="migration reverted")["restored"] == old
+    current = {f["id"] for f in server.data("facts", limit=100)["facts"]["items"]}
+    assert old in current and new in current and wrong not in current
+
+
+def test_forget_erases_the_text_from_the_store_file(server, mcp_home):
+    secret = "okapi-7731 salary figure"
+    [fid] = remember(server, fact("payroll", "notes", "dave", description=secret, evidence=[secret]))
+    store = mcp_home / "alpha.sqlite"
+
+    def stored_bytes() -> bytes:
+        return b"".join(p.read_bytes() for p in (store, Path(f"{store}-wal")) if p.exists())
+
+    assert secret.encode() in stored_bytes()
+    assert server.data("forget", what="fact", ref=fid) == {"forgotten": fid, "facts": []}
+    assert secret.encode() not in stored_bytes()
+    assert server.data("recall", query="okapi")["facts"]["total"] == 0
+    again = server.error("remember", facts=[fact("payroll", "notes", "dave")])
+    assert again.startswith("Error: payroll --notes--> dave was forgotten")
+
+
+def test_a_malformed_call_is_a_tool_error_with_the_clis_line_and_the_next_call_works(server, memlens):
+    assert server.error("remember", facts="not a list") == "Error: remember: facts: Input should be a valid list"
+    assert server.error("remember") == "Error: remember: facts: Field required"
+    assert server.error("contest", fact_a="a", fact_b="b", reason="r", confidence=3).startswith(
+        "Error: contest: confidence: Input should be less than or equal to 1")
+    assert server.error("recall", query="x", cursor="abc").startswith("Error: cursor 'abc' is not one this server gave")
+    assert server.error("teleport").startswith("Error: no tool named 'teleport'")
+
+    unknown_type = server.error("remember", facts=[{"subject": "probe", "subject_type": "Spaceship",
+                                                    "relation": "docked_at", "object": "moon", "object_type": "Place"}])
+    cli = memlens("remember", "probe:Spaceship --docked_at--> moon:Place", "-d", "alpha")
+    assert cli.exit_code == 1
+    assert unknown_type == cli.output.strip() and unknown_type.startswith("Error: unknown entity type 'Spaceship'")
+    assert "\n" not in unknown_type
+
+    stats = server.data("stats")
+    assert stats["dataset"] == "alpha" and stats["facts"] >= 0
+    assert server.data("recall", query="probe")["facts"]["total"] == 0  # nothing half-written
+
+
+def test_a_server_for_one_dataset_cannot_read_or_write_another(server, memlens):
+    assert memlens("remember", "zebra-beta:Service --kept_in--> beta-vault:Service", "-d", "beta").exit_code == 0
+    beta_before = json.loads(memlens("stats", "-d", "beta", "--json").output)
+
+    assert server.data("recall", query="zebra")["facts"]["total"] == 0
+    assert server.error("history", ref="zebra-beta").startswith("Error: no fact with id")
+    assert server.error("stats", dataset="beta").startswith("Error: stats takes no argument 'dataset'")
+    assert server.error("remember", facts=[fact("zebra-alpha", "kept_in", "vault")], db="beta.sqlite").startswith(
+        "Error: remember takes no argument 'db'")
+    remember(server, fact("zebra-alpha", "kept_in", "vault"))
+
+    assert [f["subject"] for f in server.data("recall", query="zebra")["facts"]["items"]] == ["zebra-alpha"]
+    assert json.loads(memlens("stats", "-d", "beta", "--json").output) == beta_before
+    assert json.loads(memlens("recall", "zebra", "-d", "beta", "--json").output)["facts"][0]["subject_name"] \
+        == "zebra-beta"
+
+
+def test_an_mcp_write_and_a_cli_write_at_the_same_moment_both_land(server, mcp_home):
+    holder = sqlite3.connect(mcp_home / "alpha.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # both writers queue behind this lock, then go at once
+    try:
+        cli = subprocess.Popen([MEMLENS, "remember", "race-cli:Task --raced_by--> cli:Person", "-d", "alpha"],
+                               env={"MEMLENS_HOME": str(mcp_home), "PATH": str(Path(MEMLENS).parent)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        mcp = server.start("remember", facts=[{"subject": "race-mcp", "subject_type": "Task", "relation": "raced_by",
+                                               "object": "mcp", "object_type": "Person"}])
+        time.sleep(1.5)
+        assert cli.poll() is None and not mcp.done()  # both are waiting for the lock
+    finally:
+        holder.execute("COMMIT")
+        holder.close()
+    _, errors = cli.communicate(timeout=60)
+    assert cli.returncode == 0, errors
+    result = mcp.result(timeout=60)
+    assert not result.is_error, result.content[0].text
+    actors = {f["subject"]: f for f in server.data("recall", query="raced")["facts"]["items"]}
+    assert set(actors) == {"race-cli", "race-mcp"}
+    history = server.data("history", ref="race-mcp")
+    assert {row["actor"] for row in history["ledger"]["items"]} == {"mcp:pytest-agent"}
+
+
+def test_view_writes_the_report_where_memlens_view_does_and_returns_its_path(server, mcp_home):
+    remember(server, fact("report-service", "drawn_by", "erin"))
+    first = server.data("view")
+    assert first["path"] == str(mcp_home / "reports" / "alpha.html") and first["written"]
+    assert first["hash"] in Path(first["path"]).read_text(encoding="utf-8")
+    assert server.data("view") == dict(first, written=False)
+
+
+def test_a_damaged_store_is_a_tool_error_until_it_is_fixed_and_the_actor_is_the_clients_name(mcp_home, memlens):
+    damaged = mcp_home / "damaged.sqlite"
+    damaged.write_bytes(b"not a database at all" * 100)
+    with served(mcp_home, "--db", str(damaged), client="  other   agent ", mode="legacy") as other:
+        error = other.error("stats")
+        assert error == memlens("stats", "--db", str(damaged)).output.strip()
+        assert error.startswith(f"Error: {damaged} is not a memlens store")
+        damaged.unlink()  # the person fixes it; the server is still there
+        other.data("remember", facts=[fact("gamma-service", "run_by", "frank", evidence="user said so")])
+        ledger = other.data("history", ref="gamma-service")["ledger"]["items"]
+        assert other.data("recall", query="gamma")["facts"]["items"][0]["evidence"] == ["user said so"]
+    assert {row["actor"] for row in ledger} == {"mcp:other agent"}

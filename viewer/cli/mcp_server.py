@@ -1,0 +1,103 @@
+"""The MCP server of `memlens mcp`: one dataset's tools over stdio, on the official SDK.
+
+Every failure of a call becomes a tool error carrying the line the CLI would print
+(`Error: ...`), and the server goes on serving. Writes are recorded in the ledger as
+`mcp:<the client's name from initialize>`.
+"""
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import re
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
+
+from .app import error_line, is_a_bug
+from .mcp_tools import MemoryTools
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+memlens is this project's long-term memory: a graph of entities and facts (subject --relation--> object)
+with history. Recall before you answer questions about the project or remember something new;
+remember what is worth keeping, with evidence; correct with supersede, retract or contest rather
+than by saying the opposite; forget only when asked to. Facts are referred to by id (or its first
+8 characters), entities by name. Answers are compact JSON; lists come as {"total", "items"} and
+pages continue with next_cursor. A failed call answers `Error: ...` and changes nothing."""
+
+
+def actor_of(context: Context | None) -> str:
+    """`mcp:<client name>`, from the client's initialize request; `mcp:unknown` without one."""
+    try:
+        params = context.session.client_params if context is not None else None
+    except ValueError:  # a context outside a request
+        params = None
+    name = " ".join((params.client_info.name if params is not None else "").split())[:100]
+    return f"mcp:{name}" if name else "mcp:unknown"
+
+
+def failure(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=f"Error: {message}")], is_error=True)
+
+
+def _validation_line(tool: str, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        problems.append(f"{where}: {error['msg']}" if where else error["msg"])
+    return f"{tool}: " + "; ".join(problems)
+
+
+class MemlensServer(MCPServer):
+    """An MCP server bound to the dataset of `tools`; it knows no other."""
+
+    def __init__(self, tools: MemoryTools) -> None:
+        super().__init__(name="memlens", version=version("memlens"), instructions=INSTRUCTIONS,
+                         log_level="WARNING")
+        self.memory_tools = tools
+        self.parameters: dict[str, list[str]] = {}
+        for tool in tools.tools():
+            name = tool.__name__
+            self.add_tool(tool, description=inspect.getdoc(tool), structured_output=False, annotations=ToolAnnotations(
+                read_only_hint=name in tools.READ_ONLY,
+                destructive_hint=name in tools.ERASING,
+                open_world_hint=False,
+            ))
+            self.parameters[name] = list(inspect.signature(tool).parameters)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        known = self.parameters.get(name)
+        if known is None:
+            return failure(f"no tool named {name!r}; the tools are {', '.join(self.parameters)}")
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            return failure(f"{name} takes no argument {', '.join(map(repr, unknown))}; "
+                           f"its arguments are {', '.join(known) or 'none'}")
+        self.memory_tools.actor = actor_of(context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                return failure(_validation_line(name, cause))
+            if isinstance(cause, Exception):
+                if is_a_bug(cause) and os.environ.get("MEMLENS_DEBUG"):
+                    logger.error("tool %s failed", name, exc_info=cause)
+                return failure(error_line(cause))
+            return failure(re.sub(r"\s+", " ", str(exc)))
+
+
+def serve(path: Path) -> None:
+    """Serve the dataset at `path` over stdin and stdout until the client closes them."""
+    tools = MemoryTools(path)
+    try:
+        MemlensServer(tools).run("stdio")
+    finally:
+        tools.close()
