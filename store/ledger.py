@@ -12,17 +12,31 @@ def append(
     conn: sqlite3.Connection, at: str, actor: str, action: str, kind: str, refs: list[str], payload: dict
 ) -> int:
     """Add one row in the caller's transaction; returns its seq."""
-    last_chain = head(conn)
     refs_json = json.dumps(refs, separators=(",", ":"))
     payload_json = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    chain = hashlib.sha256(
-        "\x1f".join([last_chain, at, actor, action, kind, refs_json, payload_json]).encode()
-    ).hexdigest()
+    chain = link(head(conn), at, actor, action, kind, refs_json, payload_json)
     cursor = conn.execute(
         "INSERT INTO ledger (at, actor, action, kind, refs, payload, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (at, actor, action, kind, refs_json, payload_json, chain),
     )
     return int(cursor.lastrowid)
+
+
+def link(previous: str, at: str, actor: str, action: str, kind: str, refs_json: str, payload_json: str) -> str:
+    """The chain hash of a row: the previous row's chain and this row's fields, so changing any row
+    changes every chain hash after it, and the newest one (the store's content hash)."""
+    return hashlib.sha256("\x1f".join([previous, at, actor, action, kind, refs_json, payload_json]).encode()).hexdigest()
+
+
+def chain_of(rows: list[dict]) -> list[str]:
+    """The chain hash of every row of a ledger read back (as `rows` returns them), oldest first."""
+    chains, previous = [], GENESIS
+    for row in rows:
+        previous = link(previous, row["at"], row["actor"], row["action"], row["kind"],
+                        json.dumps(row["refs"], separators=(",", ":")),
+                        json.dumps(row["payload"], sort_keys=True, separators=(",", ":")))
+        chains.append(previous)
+    return chains
 
 
 def last_at(conn: sqlite3.Connection) -> str | None:

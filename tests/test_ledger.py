@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from memlens.store import search
+from memlens.store import ledger, search
 from memlens.store.errors import UnknownType
 from memlens.store.facts import FactInput
 
@@ -76,3 +76,21 @@ def test_every_ledger_row_names_its_actor(memory):
     memory.remember(BATCH[1:])
     actors = [r["actor"] for r in memory.ledger()]
     assert actors[0] == "test:pytest" and actors[-1] == "agent:keeper"
+
+
+def test_the_chain_recomputed_from_the_rows_is_the_one_the_store_holds(memory):
+    memory.remember(BATCH)
+    [contested] = memory.remember([FactInput("alice", "works_at", "globex", None, "Organization")])
+    memory.contest(contested.fact_id, memory.facts()[0]["id"], "two employers", 0.6)
+    memory.forget_fact(contested.fact_id)
+    rows = memory.ledger()
+    stored = [r[0] for r in memory.conn.execute("SELECT chain FROM ledger ORDER BY seq")]
+    assert len(rows) >= 8 and ledger.chain_of(rows) == stored
+    assert memory.content_hash() == "sha256:" + stored[-1]  # the store's hash is the chain's head
+    # a row told differently (its actor, its payload) breaks the chain from that row on
+    for field, value in (("actor", "cli:mallory"), ("payload", {**rows[2]["payload"], "status": "x"})):
+        told = [dict(r) for r in rows]
+        told[2][field] = value
+        recomputed = ledger.chain_of(told)
+        assert recomputed[:2] == stored[:2]
+        assert all(a != b for a, b in zip(recomputed[2:], stored[2:]))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 from memlens.viewer.cli.progress import Progress
 
@@ -21,14 +22,28 @@ class Clock:
 
 def test_a_bar_appears_on_a_terminal_once_work_takes_more_than_a_second_and_is_erased_after():
     terminal, clock = Terminal(), Clock()
-    with Progress(4, stream=terminal, clock=clock) as progress:
-        progress.stage("reading")
-        progress.advance()
-        assert terminal.getvalue() == ""  # quick work shows nothing
-        clock.now = 1.5
-        progress.advance()
-        assert "50% reading" in terminal.getvalue() and "#" in terminal.getvalue()
+    progress = Progress(4, stream=terminal, clock=clock)  # not entered: no ticker, advance() alone draws
+    progress.stage("reading")
+    progress.advance()
+    assert terminal.getvalue() == ""  # quick work shows nothing
+    clock.now = 1.5
+    progress.advance()
+    assert terminal.getvalue() == f"\r[{'#' * 14}{'.' * 14}]  50% reading\033[K"
+    progress.close()
     assert terminal.getvalue().endswith("\r\033[K")
+
+
+def test_the_ticker_redraws_a_long_stage_without_any_advance():
+    terminal, clock = Terminal(), Clock()
+    with Progress(4, stream=terminal, clock=clock) as progress:
+        progress.stage("reading the store")
+        assert terminal.getvalue() == ""
+        clock.now = 2.0
+        for _ in range(40):  # the ticker draws every quarter second
+            if terminal.getvalue():
+                break
+            time.sleep(0.05)
+        assert "0% reading the store" in terminal.getvalue()
 
 
 def test_nothing_is_written_to_a_pipe_or_with_json():
