@@ -5,9 +5,8 @@ import sqlite3
 
 from . import contradictions
 from .db import Tx
+from .schema import AUTO_REASON
 from .versions import change_state
-
-AUTO_REASON = "functional: a later value holds"
 
 
 def is_functional(conn: sqlite3.Connection, relation: str) -> bool:
@@ -34,7 +33,7 @@ def declare(tx: Tx, relation: str) -> list[str]:
 def _values(conn: sqlite3.Connection, subject_id: str, relation: str) -> list[sqlite3.Row]:
     """The subject's current and superseded values, in the order the world saw them."""
     return conn.execute(
-        """SELECT f.id, f.arrival, v.status, v.superseded_by, v.reason, v.valid_from, v.valid_to,
+        """SELECT f.id, f.arrival, v.status, v.superseded_by, v.automatic, v.valid_from, v.valid_to,
                   coalesce(v.valid_from, (SELECT recorded_at FROM fact_versions
                                           WHERE fact_id = f.id ORDER BY version LIMIT 1)) AS starts
            FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
@@ -60,7 +59,7 @@ def settle(tx: Tx, subject_id: str, relation: str) -> list[str]:
         successor = _next_in_chain(values, loser)
         _slot_in(tx, values, loser, successor)
         change_state(
-            tx, loser["id"], status="superseded", superseded_by=successor["id"], reason=AUTO_REASON,
+            tx, loser["id"], status="superseded", superseded_by=successor["id"], reason=AUTO_REASON, automatic=1,
             valid_to=loser["valid_to"] or successor["valid_from"],
         )
         tx.log("supersede", "fact", [loser["id"], successor["id"]], automatic=True)
@@ -72,19 +71,17 @@ def settle(tx: Tx, subject_id: str, relation: str) -> list[str]:
 def _next_in_chain(values: list[sqlite3.Row], value: sqlite3.Row) -> sqlite3.Row:
     """The next later value that is current or was replaced by this ordering (not by a judgement)."""
     later = values[values.index(value) + 1:]
-    return next(v for v in later if v["status"] == "current" or v["reason"] == AUTO_REASON)
+    return next(v for v in later if v["status"] == "current" or v["automatic"])
 
 
 def _slot_in(tx: Tx, values: list[sqlite3.Row], late: sqlite3.Row, successor: sqlite3.Row) -> None:
     """An earlier value that was automatically closed by `successor` now ends where `late` begins."""
     for earlier in values:
         if (earlier["status"] == "superseded" and earlier["superseded_by"] == successor["id"]
-                and earlier["reason"] == AUTO_REASON and earlier["starts"] < late["starts"]):
+                and earlier["automatic"] and earlier["starts"] < late["starts"]):
             closed_by_successor = earlier["valid_to"] == successor["valid_from"]
             change_state(
                 tx, earlier["id"], superseded_by=late["id"],
                 valid_to=late["valid_from"] if closed_by_successor and late["valid_from"] else earlier["valid_to"],
             )
             tx.log("supersede", "fact", [earlier["id"], late["id"]], automatic=True)
-
-
