@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import sqlite3
+from bisect import bisect_left, insort
+from collections import defaultdict
+from dataclasses import dataclass
 
 from . import contradictions
 from .db import Tx
@@ -85,3 +88,107 @@ def _slot_in(tx: Tx, values: list[sqlite3.Row], late: sqlite3.Row, successor: sq
                 valid_to=late["valid_from"] if closed_by_successor and late["valid_from"] else earlier["valid_to"],
             )
             tx.log("supersede", "fact", [earlier["id"], late["id"]], automatic=True)
+
+
+
+
+# -- one key in memory: the neighbourhood settle ------------------------------------------------
+
+@dataclass
+class Value:
+    """One value of a functional key, as the ordering sees it."""
+
+    id: str
+    arrival: int
+    status: str
+    superseded_by: str | None
+    automatic: int
+    valid_from: str | None
+    valid_to: str | None
+    starts: str  # valid_from, or when the fact was first recorded
+
+    @property
+    def place(self) -> tuple[str, int, str]:
+        return (self.starts, self.arrival, self.id)
+
+
+@dataclass(frozen=True)
+class Move:
+    """One change the ordering makes: `fact` is now superseded by `by`, valid until `valid_to`.
+
+    `slotted` moves re-point an earlier value at a late one (`_slot_in`); the others retire a
+    current value (`settle`'s losers)."""
+
+    fact: str
+    by: str
+    valid_to: str | None
+    slotted: bool
+
+
+class KeyHistory:
+    """One subject's current and superseded values of a functional relation, kept in order and
+    indexed, so that settling a new value touches its neighbours and not the whole history.
+
+    `settle` makes exactly the changes `settle` above makes on the same values (tests/test_properties.py).
+    """
+
+    def __init__(self, values: list[Value]) -> None:
+        self.values = {v.id: v for v in values}
+        self.order = sorted(v.place for v in values)
+        self.current = {v.id for v in values if v.status == "current"}
+        self.automatic_by: dict[str, set[str]] = defaultdict(set)  # successor -> values it closed
+        for v in values:
+            if v.status == "superseded" and v.automatic:
+                self.automatic_by[v.superseded_by].add(v.id)  # type: ignore[index]
+
+    @classmethod
+    def read(cls, conn: sqlite3.Connection, subject_id: str, relation: str) -> KeyHistory:
+        return cls([Value(r["id"], r["arrival"], r["status"], r["superseded_by"], r["automatic"], r["valid_from"],
+                          r["valid_to"], r["starts"]) for r in _values(conn, subject_id, relation)])
+
+    def add(self, value: Value) -> None:
+        self.values[value.id] = value
+        insort(self.order, value.place)
+        if value.status == "current":
+            self.current.add(value.id)
+
+    def revalue(self, fid: str, valid_from: str | None, valid_to: str | None, first_recorded: str) -> None:
+        """A current value said again with other dates: it may move in the order."""
+        value = self.values[fid]
+        self.order.pop(bisect_left(self.order, value.place))
+        value.valid_from, value.valid_to = valid_from, valid_to
+        value.starts = valid_from or first_recorded
+        insort(self.order, value.place)
+
+    def settle(self) -> list[Move]:
+        """Supersede all but the latest current value; the moves in the order `settle` logs them."""
+        if len(self.current) < 2:
+            return []
+        losers = sorted((self.values[fid] for fid in self.current), key=lambda v: v.place)[:-1]
+        moves: list[Move] = []
+        for loser in losers:
+            successor = self._next_in_chain(loser)
+            closed = sorted((self.values[fid] for fid in self.automatic_by.get(successor.id, ())),
+                            key=lambda v: v.place)
+            for earlier in closed:
+                if earlier.starts < loser.starts:
+                    closed_by_successor = earlier.valid_to == successor.valid_from
+                    valid_to = loser.valid_from if closed_by_successor and loser.valid_from else earlier.valid_to
+                    moves.append(self._close(earlier, loser, valid_to, slotted=True))
+            moves.append(self._close(loser, successor, loser.valid_to or successor.valid_from, slotted=False))
+        return moves
+
+    def _next_in_chain(self, value: Value) -> Value:
+        for index in range(bisect_left(self.order, value.place) + 1, len(self.order)):
+            later = self.values[self.order[index][2]]
+            if later.status == "current" or later.automatic:
+                return later
+        raise AssertionError("a loser always has a later current value")
+
+    def _close(self, value: Value, by: Value, valid_to: str | None, *, slotted: bool) -> Move:
+        if value.status == "superseded" and value.automatic:
+            self.automatic_by[value.superseded_by].discard(value.id)  # type: ignore[index]
+        self.current.discard(value.id)
+        value.status, value.superseded_by, value.automatic, value.valid_to = "superseded", by.id, 1, valid_to
+        self.automatic_by[by.id].add(value.id)
+        return Move(value.id, by.id, valid_to, slotted)

@@ -6,23 +6,56 @@ import json
 import sqlite3
 
 GENESIS = "0" * 64
+# json.dumps with arguments builds an encoder per call: a third of a bulk ingest's ledger time.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+_SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 
 def append(
     conn: sqlite3.Connection, at: str, actor: str, action: str, kind: str, refs: list[str], payload: dict
 ) -> int:
     """Add one row in the caller's transaction; returns its seq."""
-    last_chain = head(conn)
-    refs_json = json.dumps(refs, separators=(",", ":"))
-    payload_json = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    cursor = conn.execute(
+        "INSERT INTO ledger (at, actor, action, kind, refs, payload, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        _row(head(conn), at, actor, action, kind, refs, payload),
+    )
+    return int(cursor.lastrowid)
+
+
+def _row(last_chain: str, at: str, actor: str, action: str, kind: str, refs: list[str],
+         payload: dict) -> tuple[str, str, str, str, str, str, str]:
+    """(at, actor, action, kind, refs, payload, chain): the row as stored, chained to the one before."""
+    refs_json = _COMPACT.encode(refs)
+    payload_json = _SORTED.encode(payload)
     chain = hashlib.sha256(
         "\x1f".join([last_chain, at, actor, action, kind, refs_json, payload_json]).encode()
     ).hexdigest()
-    cursor = conn.execute(
-        "INSERT INTO ledger (at, actor, action, kind, refs, payload, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (at, actor, action, kind, refs_json, payload_json, chain),
-    )
-    return int(cursor.lastrowid)
+    return at, actor, action, kind, refs_json, payload_json, chain
+
+
+class Pending:
+    """Rows appended in Python (seq and chain computed as `append` would) and inserted together."""
+
+    def __init__(self, conn: sqlite3.Connection, at: str, actor: str) -> None:
+        self.conn, self.at, self.actor = conn, at, actor
+        self.last_chain = head(conn)
+        # AUTOINCREMENT hands out one more than the largest seq ever used, which sqlite_sequence holds.
+        used = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'ledger'").fetchone()
+        self.next_seq = (used[0] if used else 0) + 1
+        self.rows: list[tuple] = []
+
+    def append(self, action: str, kind: str, refs: list[str], payload: dict) -> int:
+        row = _row(self.last_chain, self.at, self.actor, action, kind, refs, payload)
+        self.rows.append((self.next_seq, *row))
+        self.last_chain = row[-1]
+        self.next_seq += 1
+        return self.next_seq - 1
+
+    def write(self) -> None:
+        self.conn.executemany(
+            "INSERT INTO ledger (seq, at, actor, action, kind, refs, payload, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.rows)
+        self.rows = []
 
 
 def last_at(conn: sqlite3.Connection) -> str | None:

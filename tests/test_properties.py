@@ -132,3 +132,13 @@ def test_a_snapshot_counts_what_the_store_counts(ops):
         snapshot = memory.snapshot()
         assert snapshot["stats"] == memory.stats()
         assert snapshot["stats"]["facts"] == len(snapshot["facts"])
+
+
+@SETTINGS
+@given(st.text(max_size=60))
+def test_the_fast_uuid5_is_the_standard_one(name):
+    import uuid
+
+    from memlens.store.ids import NAMESPACE, uuid5
+
+    assert uuid5(name) == str(uuid.uuid5(NAMESPACE, name))
