@@ -462,13 +462,8 @@ class _Batch:
         key = (subject.id, relation)
         if key not in self.keys:
             # A subject created by this batch has no stored values to read.
-            self.keys[key] = KeyHistory([]) if subject.new else self._stored_key(subject.id, relation)
+            self.keys[key] = KeyHistory([]) if subject.new else KeyHistory.read(self.conn, subject.id, relation)
         return self.keys[key]
-
-    def _stored_key(self, subject_id: str, relation: str) -> KeyHistory:
-        # Every value this batch adds to a key comes after the key is read (`_key` first), so the
-        # stored values are all there is to read.
-        return KeyHistory.read(self.conn, subject_id, relation)
 
     def _value(self, fact: _Fact) -> Value:
         state = fact.open.state

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 
 GENESIS = "0" * 64
-# json.dumps with arguments builds an encoder per call: a third of a bulk ingest's ledger time.
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
 _SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+# Printable ASCII other than " and \: text JSON writes as it is.
+_PLAIN = re.compile(r'[ !#-\[\]-~]*')
 
 
 def append(
@@ -25,12 +27,42 @@ def append(
 def _row(last_chain: str, at: str, actor: str, action: str, kind: str, refs: list[str],
          payload: dict) -> tuple[str, str, str, str, str, str, str]:
     """(at, actor, action, kind, refs, payload, chain): the row as stored, chained to the one before."""
-    refs_json = _COMPACT.encode(refs)
-    payload_json = _SORTED.encode(payload)
+    refs_json = encode_refs(refs)
+    payload_json = encode_payload(payload)
     chain = hashlib.sha256(
         "\x1f".join([last_chain, at, actor, action, kind, refs_json, payload_json]).encode()
     ).hexdigest()
     return at, actor, action, kind, refs_json, payload_json, chain
+
+
+# Refs and payloads are ids and small flat metadata: joined as text when every part is plain, they
+# cost a fifth of json's encoder, which was 40% of a 25,000-fact ingest's Python time.
+def encode_refs(refs: list[str]) -> str:
+    """json.dumps(refs, separators=(",", ":")), for the ledger's refs column."""
+    if all(type(ref) is str and _PLAIN.fullmatch(ref) for ref in refs):
+        return '["' + '","'.join(refs) + '"]' if refs else "[]"
+    return _COMPACT.encode(refs)
+
+
+def encode_payload(payload: dict) -> str:
+    """json.dumps(payload, sort_keys=True, separators=(",", ":")), for the ledger's payload column."""
+    parts = []
+    for key in sorted(payload) if all(type(key) is str for key in payload) else ():
+        value = payload[key]
+        if not _PLAIN.fullmatch(key):
+            break
+        if type(value) is str and _PLAIN.fullmatch(value):
+            parts.append(f'"{key}":"{value}"')
+        elif type(value) is bool:
+            parts.append(f'"{key}":{"true" if value else "false"}')
+        elif type(value) is int:
+            parts.append(f'"{key}":{value}')
+        else:
+            break
+    else:
+        if len(parts) == len(payload):
+            return "{" + ",".join(parts) + "}"
+    return _SORTED.encode(payload)
 
 
 class Pending:

@@ -25,6 +25,7 @@ def as_schema_2(path: Path) -> None:
     conn = sqlite3.connect(path)
     conn.executescript("""
         DROP INDEX entities_name_key;
+        DROP INDEX fact_versions_closed_by;
         ALTER TABLE entities DROP COLUMN name_key;
         ALTER TABLE fact_versions DROP COLUMN automatic;
         CREATE INDEX entities_name ON entities (name COLLATE NOCASE);
