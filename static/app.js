@@ -1,6 +1,6 @@
 // Wiring: one view state, one render pass, and window.memlens for tests and the curious.
 const byId = (id) => document.getElementById(id);
-const memlens = (window.memlens = { ready: false, network: null });
+const memlens = (window.memlens = { ready: false, network: null, foldName });
 
 function startReport() {
   document.documentElement.classList.add("js");

@@ -16,17 +16,15 @@ function parseDeepLink(hash) {
   return null;
 }
 
-const normalName = (text) => String(text).trim().toLowerCase().replace(/\s+/g, " ");
-
 // An id, a name (as the store compares names: case and spacing do not matter) or a unique id
 // prefix of at least 4 characters. A live entity wins over a merged one of the same name.
 function findEntity(memory, key) {
   const exact = memory.entityById.get(key);
   if (exact) return exact;
-  const wanted = normalName(key);
+  const wanted = foldName(key);
   let found = null;
   for (const entity of memory.entities) {
-    if (normalName(entity.name) !== wanted) continue;
+    if (entity.searchName !== wanted) continue;
     if (!found || (found.mergedInto !== -1 && entity.mergedInto === -1)) found = entity;
   }
   return found || byUniquePrefix(memory.entities, key);

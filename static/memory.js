@@ -3,6 +3,12 @@
 // Every record is one object literal of a fixed shape: 300,000 facts built property by property
 // took most of a second longer. The ledger has a block of its own and is decoded the first time
 // something reads it.
+
+// A name as the store matches it (store/ids.py normalize_name): spacing collapsed, case folded.
+// Upper- then lower-casing folds as Python's casefold does where lower-casing alone does not (ß);
+// a final sigma, which lower-casing restores at the end of a word, folds to σ as casefold has it.
+const foldName = (text) => String(text).trim().replace(/\s+/g, " ").toUpperCase().toLowerCase().replace(/ς/g, "σ");
+
 function zipRow(columns, row) {
   const item = {};
   for (let i = 0; i < columns.length; i++) item[columns[i]] = row[i];
@@ -31,7 +37,7 @@ function decodeEntities(raw) {
       createdAt: row[c.createdAt], updatedAt: row[c.updatedAt], mergedInto: row[c.mergedInto],
       mergedAt: row[c.mergedAt], x: row[c.x], y: row[c.y], degree: row[c.degree],
       page: c.page === undefined ? undefined : row[c.page],
-      typeName: type.name, color: type.color, facts: [], searchName: name.toLowerCase(),
+      typeName: type.name, color: type.color, facts: [], searchName: foldName(name),
     };
   });
 }

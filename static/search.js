@@ -6,7 +6,7 @@ function createSearch(memory, input, list, onPick) {
   let active = -1;
 
   function rank(query) {
-    const q = query.trim().toLowerCase();
+    const q = foldName(query);
     if (!q) return [];
     const scored = [];
     for (const entity of memory.entities) {

@@ -37,7 +37,7 @@ def restore(tx: Tx, ref: str, reason: str) -> list[str]:
         raise Conflict(f"fact {short(fact['id'])} is already current")
     replaced_by = fact["superseded_by"]
     valid_to = fact["valid_to"]
-    if replaced_by and fact["reason"] == functional.AUTO_REASON:
+    if replaced_by and fact["automatic"]:
         # The end date was set by the value that replaced it, not by the writer: lift it.
         successor = tx.one("SELECT valid_from FROM fact_versions WHERE fact_id = ? AND retired_at IS NULL", (replaced_by,))
         if successor and successor["valid_from"] == valid_to:

@@ -7,7 +7,7 @@ import sqlite3
 from . import search
 from .db import Tx
 from .errors import Ambiguous, Forgotten, InvalidInput, NotFound
-from .ids import entity_id, short
+from .ids import entity_id, normalize_name, short
 from .ontology import resolve_type
 
 
@@ -16,8 +16,8 @@ def find(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row | None:
     row = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id(name_or_id),)).fetchone()
     if row is None:  # an imported entity keeps its source's id: look for its name
         row = conn.execute(
-            "SELECT * FROM entities WHERE name = ? COLLATE NOCASE ORDER BY merged_into IS NOT NULL, id LIMIT 1",
-            (" ".join(name_or_id.split()),),
+            "SELECT * FROM entities WHERE name_key = ? ORDER BY merged_into IS NOT NULL, id LIMIT 1",
+            (normalize_name(name_or_id),),
         ).fetchone()
     # Only a run of hex digits as long as a short id is read as an id: "cafe" stays a name.
     if row is None and re.fullmatch(r"[0-9a-f]{8}[0-9a-f-]{0,28}", name_or_id.lower()):
@@ -66,8 +66,9 @@ def ensure(
         raise InvalidInput(f"{name!r} is a new entity: give its type, as {name}:Type")
     canonical_type = resolve_type(tx, type_name)
     tx.conn.execute(
-        "INSERT INTO entities (id, name, type, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (new_id, name, canonical_type, description, tx.at, tx.at),
+        """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)""",
+        (new_id, name, normalize_name(name), canonical_type, description, tx.at, tx.at),
     )
     search.index_entity(tx.conn, new_id)
     tx.log("entity", "entity", [new_id], type=canonical_type, override=override_forgotten or None)

@@ -95,7 +95,7 @@ def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False) ->
             "UPDATE fact_versions SET retired_at = ? WHERE fact_id = ? AND retired_at IS NULL", (tx.at, fid)
         )
     insert_version(tx, fid, previous + 1, {
-        "status": "current", "superseded_by": None, "reason": None,
+        "status": "current", "superseded_by": None, "reason": None, "automatic": 0,
         "valid_from": item.valid_from, "valid_to": item.valid_to,
     })
     search.index_fact(tx.conn, fid)

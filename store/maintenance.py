@@ -14,7 +14,7 @@ from typing import Any
 from . import contradictions
 from .db import Tx
 from .errors import Ambiguous, InvalidInput, NotFound
-from .ids import short
+from .ids import SHORT, short
 
 
 @dataclass(frozen=True)
@@ -81,14 +81,14 @@ def _worklist(
     return [c for c in candidates if (c.key, c.content) not in dismissed]
 
 
-def _current_facts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def _current_facts(conn: sqlite3.Connection, where: str = "", params: tuple = ()) -> list[sqlite3.Row]:
     return conn.execute(
-        """SELECT f.id, f.subject_id, f.relation, f.evidence != '[]' AS has_evidence,
+        f"""SELECT f.id, f.subject_id, f.relation, f.evidence != '[]' AS has_evidence,
                   s.name AS subject, o.name AS object, first.recorded_at
            FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
            JOIN fact_versions first ON first.fact_id = f.id AND first.version = 1
            JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
-           WHERE v.status = 'current'"""
+           WHERE v.status = 'current' {where}""", params
     ).fetchall()
 
 
@@ -182,7 +182,7 @@ def dismiss(tx: Tx, key: str, reason: str) -> Candidate:
     """Decline a candidate for what it covers now; a contradiction dismissed is resolved."""
     if not reason or not reason.strip():
         raise InvalidInput("say why the candidate is fine as it is (--reason)")
-    open_candidates = worklist(tx.conn)
+    open_candidates = _open_candidates_keyed(tx.conn, key)
     matches = [c for c in open_candidates if c.key == key] or [c for c in open_candidates if c.key.startswith(key)]
     if not matches:
         raise NotFound(f"no open maintenance candidate {key!r}; `memlens maintain` lists them")
@@ -197,3 +197,53 @@ def dismiss(tx: Tx, key: str, reason: str) -> Candidate:
     if candidate.kind == "contradiction":
         contradictions.resolve(tx, candidate.refs[0], "dismissed", reason.strip())
     return candidate
+
+
+# -- the candidates one key can name ---------------------------------------------------------------
+# `dismiss` needs only the open candidates whose key starts with the one given: built from the
+# rows their keys name (a fact, a contradiction, a subject's facts) instead of the whole worklist,
+# which took 0.5 s at 10,000 entities.
+
+def _open_candidates_keyed(conn: sqlite3.Connection, key: str) -> list[Candidate]:
+    """The open candidates whose key starts with `key`, in worklist order."""
+    found = []
+    for kind, build in (("hotspot", _hotspots_keyed), ("contradiction", _contradictions_keyed),
+                        ("duplicate", _duplicates_keyed), ("unsupported", _unsupported_keyed)):
+        head = kind + ":"
+        if key.startswith(head):
+            found += build(conn, key[len(head):])
+        elif head.startswith(key):  # every candidate of the kind matches
+            found += build(conn, "")
+    found = [c for c in found if c.key.startswith(key)]
+    dismissed = {(r[0], r[1]) for key_ in sorted({c.key for c in found})
+                 for r in conn.execute("SELECT key, content FROM dismissals WHERE key = ?", (key_,))}
+    return [c for c in found if (c.key, c.content) not in dismissed]
+
+
+def _id_glob(prefix: str) -> str:
+    """A GLOB pattern for ids starting with `prefix` (SQLite serves it from the id's index)."""
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in prefix) + "*"
+
+
+def _unsupported_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
+    if len(rest) > SHORT:
+        return []
+    return _unsupported(_current_facts(conn, "AND f.evidence = '[]' AND f.id GLOB ?", (_id_glob(rest),)))
+
+
+def _contradictions_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
+    return _open_contradictions(conn.execute(
+        """SELECT id, fact_a, fact_b, reason, confidence, recorded_at FROM contradictions
+           WHERE resolved_at IS NULL AND id GLOB ?""", (_id_glob(rest[:SHORT]),)).fetchall())
+
+
+def _hotspots_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
+    """Keys are hotspot:<subject id, short>:<relation>: read the facts of the subjects it can name."""
+    subject = rest[:SHORT]
+    rows = _current_facts(conn, "AND f.subject_id GLOB ?", (_id_glob(subject),))
+    return _hotspots(rows)
+
+
+def _duplicates_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:
+    # A group is found by its names' key, which only the names themselves give: read them all.
+    return _duplicates(conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall())

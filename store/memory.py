@@ -5,7 +5,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
-from . import (contradictions, corrections, datasets, entities, facts, forgetting, functional, hooks, ledger,
+from . import (contradictions, corrections, datasets, entities, forgetting, functional, hooks, ingest, ledger,
                maintenance, merging, ontology, reads, search, snapshot)
 from .db import connect, default_actor, write
 from .facts import FactInput, Outcome
@@ -55,13 +55,8 @@ class Memory:
         each: Callable[[Outcome], None] | None = None,
     ) -> list[Outcome]:
         """Assert facts, all or none; `each` hears of every fact as it is written (for progress)."""
-        outcomes = []
         with self._write() as tx:
-            for item in items:
-                outcomes.append(facts.assert_fact(tx, item, override_forgotten=override_forgotten))
-                if each is not None:
-                    each(outcomes[-1])
-        return outcomes
+            return ingest.remember(tx, items, override_forgotten=override_forgotten, each=each)
 
     def describe(self, name: str, description: str) -> str:
         with self._write() as tx:
@@ -121,6 +116,10 @@ class Memory:
 
     def fact(self, ref: str) -> dict:
         return reads.fact(self.conn, ref)
+
+    def facts_by_id(self, ids: list[str]) -> dict[str, dict]:
+        """`fact` for many ids at once, as {id: view}: a few queries, not several per fact."""
+        return {view["id"]: view for view in reads.facts_by_id(self.conn, ids)}
 
     def facts(
         self,

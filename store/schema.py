@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from .errors import StoreUnreadable
+from .ids import normalize_name
 
 STATUSES = ("current", "superseded", "retracted", "forgotten")
+# The reason shown for a value the functional ordering superseded (the `automatic` column says so).
+AUTO_REASON = "functional: a later value holds"
 
 _V1 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -124,15 +128,32 @@ CREATE INDEX entities_name ON entities (name COLLATE NOCASE);
 CREATE INDEX facts_triple ON facts (subject_id, relation, object_id);
 """
 
+def _v3(conn: sqlite3.Connection) -> None:
+    """A version superseded by the functional ordering says so in a column, not by its reason text;
+    every entity, native or imported, is found by one stored key (store/ids.py normalize_name)."""
+    conn.execute("ALTER TABLE fact_versions ADD COLUMN automatic INTEGER NOT NULL DEFAULT 0")
+    conn.execute("UPDATE fact_versions SET automatic = 1 WHERE status = 'superseded' AND reason = ?", (AUTO_REASON,))
+    conn.execute("ALTER TABLE entities ADD COLUMN name_key TEXT NOT NULL DEFAULT ''")
+    conn.create_function("memlens_name_key", 1, normalize_name, deterministic=True)
+    conn.execute("UPDATE entities SET name_key = memlens_name_key(name)")
+    conn.execute("DROP INDEX entities_name")
+    conn.execute("CREATE INDEX entities_name_key ON entities (name_key)")
+    # The values a successor closed, found without scanning the key (functional.StoredKey.closed_by).
+    conn.execute("CREATE INDEX fact_versions_closed_by ON fact_versions (superseded_by) "
+                 "WHERE retired_at IS NULL AND automatic = 1")
+
+
 # The facts not current (superseded, retracted, forgotten) are few, and only their open versions
 # say so: this index finds them without reading every version. Recall needs them to count its
 # matches exactly: 0.1 ms instead of a 21 ms scan at 30,000 facts.
-_V3 = """
+_V4 = """
 CREATE INDEX fact_versions_judged ON fact_versions (status, fact_id) WHERE retired_at IS NULL AND status <> 'current';
 """
 
-# Each migration takes the schema from version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+
+# Each migration takes the schema from version i to i + 1: a DDL script, or a function for what
+# SQL alone cannot compute.
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -147,8 +168,12 @@ def migrate(conn: sqlite3.Connection) -> None:
     for target in range(version + 1, SCHEMA_VERSION + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(MIGRATIONS[target - 1]):
-                conn.execute(statement)
+            step = MIGRATIONS[target - 1]
+            if callable(step):
+                step(conn)
+            else:
+                for statement in _statements(step):
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {target}")
             conn.execute("COMMIT")
         except BaseException:

@@ -26,12 +26,15 @@ def index_fact(conn: sqlite3.Connection, fact_id: str) -> None:
            WHERE f.id = ?""",
         (fact_id,),
     ).fetchone()
-    relation_words = re.sub(r"[_\-.]+", " ", row["relation"])
-    text = " ".join(
-        [row["subject"], row["relation"], relation_words, row["object"], row["description"], *json.loads(row["evidence"])]
-    )
+    text = fact_text(row["subject"], row["relation"], row["object"], row["description"], json.loads(row["evidence"]))
     conn.execute("DELETE FROM fact_search WHERE rowid = ?", (row["n"],))
     conn.execute("INSERT INTO fact_search (rowid, text) VALUES (?, ?)", (row["n"], text))
+
+
+def fact_text(subject: str, relation: str, object_: str, description: str, evidence: list[str]) -> str:
+    """What a fact is found by: its ends' names, its relation (also as words), description, evidence."""
+    relation_words = re.sub(r"[_\-.]+", " ", relation)
+    return " ".join([subject, relation, relation_words, object_, description, *evidence])
 
 
 def unindex_fact(conn: sqlite3.Connection, n: int) -> None:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from . import ledger, search
 from .db import Tx, write
 from .errors import Conflict, InvalidInput, StoreUnreadable
-from .ids import usable_id
-from .schema import STATUSES
+from .ids import normalize_name, usable_id
+from .schema import AUTO_REASON, STATUSES
 from .snapshot import FORMAT
 
 if TYPE_CHECKING:
@@ -116,9 +116,9 @@ def _relations(tx: Tx, snapshot: dict[str, Any]) -> None:
 
 def _entity(tx: Tx, e: dict[str, Any], source: str) -> None:
     tx.conn.execute(
-        """INSERT INTO entities (id, name, type, description, created_at, updated_at, merged_into, merged_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-        (e["id"], e["name"], _type_spelling(tx, e["type"]), e["description"] or "", e["created_at"],
+        """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at, merged_into, merged_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (e["id"], e["name"], normalize_name(e["name"]), _type_spelling(tx, e["type"]), e["description"] or "", e["created_at"],
          e["updated_at"], e["merged_into"], e["merged_at"]),
     )
     if not e["merged_into"]:  # a merged name is found through the entity it went into
@@ -143,13 +143,18 @@ def _fact(tx: Tx, f: dict[str, Any], source: str) -> None:
         )
     for number, v in enumerate(f["history"], start=1):
         tx.conn.execute(
-            """INSERT INTO fact_versions (fact_id, version, status, superseded_by, reason, valid_from, valid_to,
-                                          recorded_at, retired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (f["id"], number, v["status"], v["superseded_by"], v["reason"], v["valid_from"], v["valid_to"],
-             v["from"], v["to"]),
+            """INSERT INTO fact_versions (fact_id, version, status, superseded_by, reason, automatic, valid_from,
+                                          valid_to, recorded_at, retired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (f["id"], number, v["status"], v["superseded_by"], v["reason"], _automatic(v), v["valid_from"],
+             v["valid_to"], v["from"], v["to"]),
         )
     if f["status"] != "forgotten":
         search.index_fact(tx.conn, f["id"])
+
+
+def _automatic(version: dict[str, Any]) -> int:
+    """The snapshot format shows the functional ordering's supersessions by their reason text."""
+    return int(version["status"] == "superseded" and version["reason"] == AUTO_REASON)
 
 
 def _contradiction(tx: Tx, c: dict[str, Any], source: str) -> None:

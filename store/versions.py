@@ -7,10 +7,10 @@ import sqlite3
 from .db import Tx
 from .errors import Ambiguous, NotFound
 
-STATE_COLUMNS = ("status", "superseded_by", "reason", "valid_from", "valid_to")
+STATE_COLUMNS = ("status", "superseded_by", "reason", "automatic", "valid_from", "valid_to")
 
 FACT_WITH_STATE = """
-    SELECT f.*, v.status, v.superseded_by, v.reason, v.valid_from, v.valid_to, v.version,
+    SELECT f.*, v.status, v.superseded_by, v.reason, v.automatic, v.valid_from, v.valid_to, v.version,
            v.recorded_at AS state_since
     FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
 """
@@ -52,6 +52,8 @@ def change_state(tx: Tx, fid: str, **changes: object) -> None:
     version = open_version(tx.conn, fid)
     state = {column: version[column] for column in STATE_COLUMNS}
     state.update(changes)
+    if "reason" in changes and "automatic" not in changes:
+        state["automatic"] = 0  # a judgement's reason replaces the functional ordering's
     if version["recorded_at"] == tx.at:
         assignments = ", ".join(f"{column} = ?" for column in STATE_COLUMNS)
         tx.conn.execute(
@@ -68,8 +70,8 @@ def change_state(tx: Tx, fid: str, **changes: object) -> None:
 
 def insert_version(tx: Tx, fid: str, version: int, state: dict) -> None:
     tx.conn.execute(
-        """INSERT INTO fact_versions (fact_id, version, status, superseded_by, reason, valid_from, valid_to, recorded_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        """INSERT INTO fact_versions (fact_id, version, status, superseded_by, reason, automatic, valid_from, valid_to,
+                                         recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (fid, version, *[state[c] for c in STATE_COLUMNS], tx.at),
     )
 

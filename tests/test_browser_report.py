@@ -191,3 +191,13 @@ def test_timeline_caption_button_focuses_the_entity(report):
     page.keyboard.press("Enter")
     assert page.locator("#panel-graph").is_visible()
     assert page.locator("#detail h2").inner_text() == "alice"
+
+
+def test_the_page_folds_names_as_the_store_does(report):
+    from memlens.store.ids import normalize_name
+
+    names = ["Émile", "  ÉMILE\t", "Straße", "STRASSE", "ΣΊΣΥΦΟΣ", "billing   service", "İstanbul", "ǅemal", "ﬁle"]
+    assert report.page.evaluate("(names) => names.map(window.memlens.foldName)", names) == [normalize_name(n) for n in names]
+    page = report.page
+    page.fill("#search-input", "  PAYMENTS-a")
+    assert page.locator("#search-results [role=option]").first.inner_text().startswith("payments-api")

@@ -70,6 +70,33 @@ def test_remember_reads_json_lines_from_stdin_in_one_transaction(cli):
     assert json.loads(cli("stats", "-d", "other", "--json").stdout)["facts"] == 0
 
 
+def test_a_stdin_batch_is_summed_up_by_outcome_and_listed_on_request(cli):
+    cli("functional", "owned_by")
+    lines = "\n".join(json.dumps(d) for d in [
+        {"subject": "billing", "subject_type": "Service", "relation": "owned_by", "object": "priya",
+         "object_type": "Person", "valid_from": "2026-01-01"},
+        {"subject": "billing", "relation": "owned_by", "object": "dana", "object_type": "Person",
+         "valid_from": "2025-01-01"},
+        {"subject": "billing", "relation": "uses", "object": "postgres", "object_type": "Library"},
+        {"subject": "billing", "relation": "uses", "object": "postgres"},
+    ])
+    summary = cli("remember", "--stdin", input=lines)
+    assert summary.exit_code == 0, summary.output
+    assert summary.stdout.splitlines() == [
+        "remembered 4 facts:", "           2  asserted", "           1  filed as history", "           1  reasserted",
+        "(--verbose lists each fact; --json gives them as data)"]
+    assert "billing --uses--> postgres" not in summary.stdout
+
+    again = cli("remember", "--stdin", "--verbose", input=lines)
+    assert again.exit_code == 0, again.output
+    listed = again.stdout.splitlines()
+    assert len(listed) == 4 and all("billing --" in line for line in listed)
+    assert [line.split()[0] for line in listed] == ["reasserted", "kept", "reasserted", "reasserted"]
+    data = json.loads(cli("remember", "--stdin", "--json", input=lines).stdout)
+    assert [(d["outcome"], d["fact"]["object_name"]) for d in data] == [
+        ("reasserted", "priya"), ("kept superseded", "dana"), ("reasserted", "postgres"), ("reasserted", "postgres")]
+
+
 @pytest.mark.parametrize("args, message", [
     (["remember", "not a triple"], "cannot read"),
     (["remember", "alice:Wizard --knows--> bob:Person"], "unknown entity type"),

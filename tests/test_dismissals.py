@@ -64,3 +64,19 @@ def test_the_snapshot_carries_the_same_worklist_the_store_gives(tmp_path):
     assert len(from_store) >= 4
     assert {c["kind"] for c in from_store} == {"hotspot", "contradiction", "unsupported"}
     assert from_snapshot == from_store
+
+
+def test_dismiss_sees_the_candidates_the_worklist_has_for_every_prefix_of_every_key(tmp_path):
+    """dismiss reads only the rows a key can name; what it finds is what filtering the worklist finds."""
+    from memlens.store import demo, maintenance
+
+    with demo.build(tmp_path / "demo.sqlite") as memory:
+        memory.remember([FactInput("Billing Service", "calls", "tracking-service", "Service", None, evidence=("x",))])
+        worklist = maintenance.worklist(memory.conn)
+        assert {c.kind for c in worklist} == {"hotspot", "contradiction", "unsupported", "duplicate"}
+        assert memory.snapshot()["dismissals"]  # a dismissed candidate stays out of both
+        keys = {c.key[:end] for c in worklist for end in range(len(c.key) + 1)}
+        keys |= {c.key + "0" for c in worklist} | {"hotspot:", "nothing", "unsupported:zz", "contradiction:?*["}
+        for key in sorted(keys):
+            expected = [c for c in worklist if c.key.startswith(key)]
+            assert maintenance._open_candidates_keyed(memory.conn, key) == expected, key

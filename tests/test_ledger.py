@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from memlens.store import ledger, search
+from memlens.store import ledger
 from memlens.store.errors import UnknownType
 from memlens.store.facts import FactInput
 
@@ -33,23 +33,19 @@ def test_update_and_delete_on_the_ledger_fail(memory):
 
 
 def test_a_failure_injected_mid_write_leaves_nothing_behind(memory, monkeypatch):
-    calls = []
-    real = search.index_fact
+    """The batch's entities, facts, versions and index rows are written when the ledger's insert fails."""
+    def fail(pending):
+        written = counts(memory)
+        raise RuntimeError(f"disk on fire after {written}")
 
-    def fail_on_second(conn, fact_id):
-        calls.append(fact_id)
-        if len(calls) == 2:
-            raise RuntimeError("disk on fire")
-        real(conn, fact_id)
-
-    monkeypatch.setattr(search, "index_fact", fail_on_second)
-    with pytest.raises(RuntimeError):
+    monkeypatch.setattr(ledger.Pending, "write", fail)
+    with pytest.raises(RuntimeError, match=r"after \(2, 3, 0\)"):
         memory.remember(BATCH)
     assert counts(memory) == (0, 0, 0)
 
-    monkeypatch.setattr(search, "index_fact", real)
+    monkeypatch.undo()
     memory.remember(BATCH)
-    assert counts(memory)[:2] == (2, 3)
+    assert counts(memory) == (2, 3, 5)
 
 
 def test_a_bad_fact_in_a_batch_writes_none_of_the_batch(memory):

@@ -79,12 +79,12 @@ def test_a_store_from_before_the_judged_index_gains_it_when_opened(crowded, tmp_
     memory, ids = crowded
     before = pages.recall(memory.conn, "billing", pages.Page(100))
     memory.conn.execute("DROP INDEX fact_versions_judged")
-    memory.conn.execute("PRAGMA user_version = 2")
+    memory.conn.execute("PRAGMA user_version = 3")
     memory.close()
     with Memory(memory.path) as reopened:
         indexes = {row[0] for row in reopened.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "fact_versions_judged" in indexes
-        assert reopened.conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert reopened.conn.execute("PRAGMA user_version").fetchone()[0] == 4
         assert pages.recall(reopened.conn, "billing", pages.Page(100)) == before
 
 

@@ -132,3 +132,30 @@ def test_a_snapshot_counts_what_the_store_counts(ops):
         snapshot = memory.snapshot()
         assert snapshot["stats"] == memory.stats()
         assert snapshot["stats"]["facts"] == len(snapshot["facts"])
+
+
+@SETTINGS
+@given(st.text(max_size=60))
+def test_the_fast_uuid5_is_the_standard_one(name):
+    import uuid
+
+    from memlens.store.ids import NAMESPACE, uuid5
+
+    assert uuid5(name) == str(uuid.uuid5(NAMESPACE, name))
+
+
+ledger_values = st.one_of(st.text(max_size=12), st.booleans(), st.integers(), st.none(), st.floats(allow_nan=False),
+                          st.lists(st.text(max_size=5), max_size=2))
+
+
+@SETTINGS
+@given(st.lists(st.one_of(st.text(max_size=40), st.sampled_from(["3f2a-11", "a b", 'q"uote', "back\\slash", "é"])),
+                max_size=4),
+       st.dictionaries(st.text(max_size=10), ledger_values, max_size=4))
+def test_the_ledgers_text_encoding_is_jsons(refs, payload):
+    import json
+
+    from memlens.store.ledger import encode_payload, encode_refs
+
+    assert encode_refs(refs) == json.dumps(refs, separators=(",", ":"))
+    assert encode_payload(payload) == json.dumps(payload, sort_keys=True, separators=(",", ":"))

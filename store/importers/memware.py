@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..functional import AUTO_REASON
+from ..schema import AUTO_REASON
 from ..ids import derived_id, entity_id
 from .assembly import (ContradictionRecord, EntityRecord, FactRecord, LedgerEvent, SourceGraph, State, collapse,
                        in_time_order)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
 import click
 
@@ -21,13 +22,16 @@ from .progress import Progress
 @click.option("-e", "--evidence", multiple=True, help="Where it comes from: repo://path#L1-L9, a URL, 'user said ...'.")
 @click.option("--desc", "description", default="", help="A description of the fact.")
 @click.option("--override", is_flag=True, help="Assert a forgotten fact or entity again, on purpose.")
+@click.option("-v", "--verbose", is_flag=True, help="With --stdin, list every fact, not only the counts.")
 @dataset_options
 @actor_option
-def remember(facts, from_stdin, valid_from, valid_to, evidence, description, override, db, dataset, as_json, actor):
+def remember(facts, from_stdin, valid_from, valid_to, evidence, description, override, verbose, db, dataset,
+             as_json, actor):
     """Remember facts: 'subject:Type --relation--> object:Type'.
 
     Types are needed only for entities that are new. Several facts may be given at once; they are
-    written together or not at all.
+    written together or not at all. Facts given as arguments are listed one a line; a --stdin batch
+    is summed up by outcome (--verbose lists each fact, --json gives them all as data).
 
     \b
     Examples:
@@ -52,15 +56,27 @@ def remember(facts, from_stdin, valid_from, valid_to, evidence, description, ove
     with open_memory(db, dataset, actor) as memory, Progress(len(items), enabled=not as_json) as progress:
         progress.stage(f"remembering {len(items)} facts")
         outcomes = memory.remember(items, override_forgotten=override, each=lambda _: progress.advance())
-        views = [memory.fact(o.fact_id) for o in outcomes]
+        listed = as_json or verbose or not from_stdin
+        views = memory.facts_by_id([o.fact_id for o in outcomes]) if listed else {}
 
-    def text() -> None:
-        for outcome, view in zip(outcomes, views):
-            click.echo(f"{outcome.outcome:>16}  {fact_line(view)}")
+    def each_fact() -> None:
+        for outcome in outcomes:
+            click.echo(f"{outcome.outcome:>16}  {fact_line(views[outcome.fact_id])}")
             for old in outcome.superseded:
                 click.echo(f"{'':>16}  supersedes {short(old)}")
 
-    emit(as_json, [dict(o.as_dict(), fact=v) for o, v in zip(outcomes, views)], text)
+    def summary() -> None:
+        counts = Counter(o.outcome for o in outcomes)
+        click.echo(f"remembered {len(outcomes):,} facts:")
+        for outcome, count in sorted(counts.items(), key=lambda pair: (-pair[1], pair[0])):
+            click.echo(f"{count:>12,}  {outcome}")
+        superseded = sum(len(o.superseded) for o in outcomes)
+        if superseded:
+            click.echo(f"{superseded:>12,}  earlier value(s) superseded by them")
+        click.echo("(--verbose lists each fact; --json gives them as data)")
+
+    data = [dict(o.as_dict(), fact=views[o.fact_id]) for o in outcomes] if as_json else None
+    emit(as_json, data, each_fact if listed else summary)
 
 
 @click.command()

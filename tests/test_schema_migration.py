@@ -1,0 +1,76 @@
+"""Schema 3: the automatic column and the name key, on new stores, imported ones and migrated old ones."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from memlens.store import entities
+from memlens.store.facts import FactInput
+from memlens.store.memory import Memory
+from memlens.store.schema import AUTO_REASON, SCHEMA_VERSION
+from memlens.store.snapshot_load import load_into
+
+from conftest import StepClock
+
+
+def owned(memory: Memory) -> None:
+    memory.declare_functional("owned_by")
+    memory.remember([FactInput("Émile", "owned_by", "dana", "Person", "Person", valid_from="2025-01-01")])
+    memory.remember([FactInput("émile", "owned_by", "priya", None, "Person", valid_from="2026-01-01")])
+
+
+def as_schema_2(path: Path) -> None:
+    """What memlens wrote before schema 3: no automatic column, no name key, a NOCASE index (and
+    none of schema 4's judged-facts index)."""
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        DROP INDEX fact_versions_judged;
+        DROP INDEX entities_name_key;
+        DROP INDEX fact_versions_closed_by;
+        ALTER TABLE entities DROP COLUMN name_key;
+        ALTER TABLE fact_versions DROP COLUMN automatic;
+        CREATE INDEX entities_name ON entities (name COLLATE NOCASE);
+        PRAGMA user_version = 2;
+    """)
+    conn.close()
+
+
+def test_an_old_store_migrates_on_its_first_write_and_reads_as_before(tmp_path: Path):
+    path = tmp_path / "old.sqlite"
+    with Memory(path, clock=StepClock()) as memory:
+        owned(memory)
+    as_schema_2(path)
+    with Memory(path, readonly=True) as memory:
+        before = memory.snapshot()
+    assert before["facts"] and sum(f["reason"] == AUTO_REASON for f in before["facts"]) == 1
+
+    with Memory(path, clock=StepClock()) as memory:
+        memory.add_type("Runbook")
+        after = memory.snapshot()
+        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        flags = memory.conn.execute("SELECT reason, automatic FROM fact_versions WHERE status = 'superseded'").fetchall()
+        keys = [r[0] for r in memory.conn.execute("SELECT name_key FROM entities ORDER BY name_key")]
+        # The migrated flag drives the ordering as the reason text did: restoring lifts the end date.
+        dana = next(f for f in after["facts"] if f["status"] == "superseded")
+        memory.restore(dana["id"], "dana is back")
+        assert memory.fact(dana["id"])["valid_to"] is None
+    assert [tuple(row) for row in flags] == [(AUTO_REASON, 1)]
+    assert keys == ["dana", "priya", "émile"]
+    for part in ("entities", "facts", "contradictions", "dismissals"):
+        assert after[part] == before[part], part
+
+
+def test_an_imported_entity_is_found_by_a_unicode_casefold_of_its_name(tmp_path: Path):
+    with Memory(tmp_path / "native.sqlite", clock=StepClock()) as native:
+        owned(native)
+        emile = entities.get(native.conn, "ÉMILE")["id"]
+        snapshot = json.loads(json.dumps(native.snapshot()).replace(emile, "memoose-entity-17"))
+    with Memory(tmp_path / "imported.sqlite", clock=StepClock()) as imported:
+        load_into(imported, snapshot, source="memoose")
+        assert entities.find(imported.conn, "émile")["id"] == "memoose-entity-17"
+        assert entities.find(imported.conn, "  ÉMILE ")["id"] == "memoose-entity-17"
+        assert entities.find(imported.conn, "emile") is None  # folding case is not dropping accents
+        [outcome] = imported.remember([FactInput("émile", "owned_by", "sam", None, "Person", valid_from="2027-01-01")])
+        assert imported.fact(outcome.fact_id)["subject"] == "memoose-entity-17"
+        assert imported.stats()["entities"] == 4
