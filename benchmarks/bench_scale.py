@@ -58,8 +58,8 @@ MEMOOSE_VIS = "vis-network-9.1.9.min.js"  # the file name `memoose view` looks f
 # -- child processes ---------------------------------------------------------------------------
 
 def run_measured(command: list[str], *, env: dict[str, str] | None = None,
-                 timeout: float = 1800) -> dict[str, Any]:
-    """Run `command` to its end; its wall time, its peak memory and its output.
+                 timeout: float = 1800, stdin: Any = None) -> dict[str, Any]:
+    """Run `command` to its end; its wall time, its CPU time, its peak memory and its output.
 
     The peak is read from /proc while it runs, every 5 ms: the largest of the process's own
     high-water mark (VmHWM, which starts afresh at exec) and of the resident sizes of the process
@@ -69,24 +69,26 @@ def run_measured(command: list[str], *, env: dict[str, str] | None = None,
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        process = subprocess.Popen(command, env=env, stdout=out, stderr=err)
+        process = subprocess.Popen(command, env=env, stdin=stdin, stdout=out, stderr=err)
         deadline = started + timeout
         peak_kb = 0
         while True:
             peak_kb = max(peak_kb, tree_memory_kb(process.pid))
-            pid, status, _ = os.wait4(process.pid, os.WNOHANG)
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
                 break
             if time.perf_counter() > deadline:
                 process.kill()
-                pid, status, _ = os.wait4(process.pid, 0)
+                pid, status, usage = os.wait4(process.pid, 0)
                 break
             time.sleep(0.005)
         wall = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
         out.seek(0)
         err.seek(0)
-        return {"wall_s": wall, "peak_mb": peak_kb / 1024, "rc": process.returncode,
+        # wait4's CPU times are the child's own and those of the children it waited for
+        return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": peak_kb / 1024,
+                "rc": process.returncode, "timed_out": time.perf_counter() > deadline,
                 "stdout": out.read().decode(errors="replace"), "stderr": err.read().decode(errors="replace")}
 
 

@@ -90,6 +90,8 @@ function startReport() {
     count: byId("ledger-count"), more: byId("ledger-more"),
   });
 
+  createMaintenance(memory, byId("panel-maintenance"));
+
   const search = createSearch(memory, byId("search-input"), byId("search-results"),
     (entity) => selectEntity(entity, { focus: true }));
 

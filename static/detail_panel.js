@@ -1,5 +1,11 @@
-// The detail panel: every fact of the selected entity, as it stands under the view state.
+// The detail panel: every fact of the selected entity, as it stands under the view state, grouped
+// by relation and direction with exact counts. A hub holds tens of thousands of facts, so a group
+// shows its first GROUP_CARDS cards; "Show all N" turns it into pages of GROUP_PAGE cards. Every
+// render builds cards only for what is on screen; the rest of an entity's facts is only counted.
 const STATUS_ORDER = { current: 0, superseded: 1, retracted: 2, forgotten: 3 };
+const GROUP_CARDS = 10;
+const GROUP_PAGE = 100;
+const TOMBSTONES = "forgotten";
 
 function createDetailPanel(memory, view, panel, actions) {
   function refButton(entity, label) {
@@ -87,12 +93,73 @@ function createDetailPanel(memory, view, panel, actions) {
          el("span", null, "forgotten " + shortTime(memory.times[fact.retiredAt]))));
   }
 
-  function sortFacts(entity, facts) {
-    return facts.slice().sort((a, b) =>
-      (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9) ||
-      Number(b.subjectEntity === entity) - Number(a.subjectEntity === entity) ||
-      String(a.relationName).localeCompare(String(b.relationName)) || a.index - b.index);
+  // An entity's facts by relation and direction (outgoing first, then by relation name), each group
+  // in card order; forgotten facts, whose relation is erased, in a group of their own at the end.
+  // Worked out once per selected entity: a view change only re-counts.
+  let grouped = null;
+  function groupsOf(entity) {
+    if (grouped && grouped.entity === entity) return grouped.groups;
+    const byKey = new Map();
+    for (const fact of entity.facts) {
+      const outgoing = fact.subjectEntity === entity;
+      const key = fact.relationName === null ? TOMBSTONES : (outgoing ? "out:" : "in:") + fact.relationName;
+      let group = byKey.get(key);
+      if (!group) byKey.set(key, group = { key, outgoing, relation: fact.relationName, facts: [] });
+      group.facts.push(fact);
+    }
+    const rank = (g) => (g.key === TOMBSTONES ? 2 : g.outgoing ? 0 : 1);
+    const groups = [...byKey.values()].sort((a, b) => rank(a) - rank(b) ||
+      (a.relation < b.relation ? -1 : a.relation > b.relation ? 1 : 0));
+    for (const group of groups) {
+      group.facts.sort((a, b) => (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9) || a.index - b.index);
+    }
+    grouped = { entity, groups };
+    return groups;
   }
+
+  // Which page each group the reader opened with "Show all" is on; forgotten on a new selection.
+  const pages = new Map();
+  let pagesFor = null;
+  // The facts each group showed at the last render, for highlightFact.
+  let lastShown = new Map();
+
+  function groupHeading(entity, group, count) {
+    const title = group.key === TOMBSTONES ? "forgotten"
+      : group.outgoing ? group.relation + " \u2192" : "\u2190 " + group.relation;
+    const label = group.key === TOMBSTONES ? plural(count, "forgotten fact")
+      : plural(count, (group.outgoing ? "outgoing " : "incoming ") + group.relation + " fact");
+    return el("h4", { className: "fact-group-title", "aria-label": label },
+      el("span", { className: "fact-relation" }, title), " ", el("span", { className: "muted fact-group-count" }, count.toLocaleString("en")));
+  }
+
+  function groupBody(entity, group, shown) {
+    const card = ([fact, look]) => (group.key === TOMBSTONES ? tombstone(fact) : factCard(entity, fact, look));
+    const page = pages.get(group.key);
+    if (page === undefined) {
+      const more = shown.length - GROUP_CARDS;
+      return [shown.slice(0, GROUP_CARDS).map(card),
+        more > 0 ? el("button", { type: "button", className: "link-button group-show-all", "data-group": group.key },
+                      "Show all " + shown.length.toLocaleString("en")) : null];
+    }
+    const last = Math.max(0, Math.ceil(shown.length / GROUP_PAGE) - 1);
+    const at = Math.min(page, last);
+    const first = at * GROUP_PAGE, end = Math.min(shown.length, first + GROUP_PAGE);
+    const pager = () => el("p", { className: "group-pager" },
+      el("button", { type: "button", className: "link-button group-page", "data-group": group.key, "data-page": String(at - 1),
+                     disabled: at === 0 }, "\u2190 Previous"),
+      el("span", { className: "muted" }, " " + (shown.length ? first + 1 : 0).toLocaleString("en") + "\u2013" +
+         end.toLocaleString("en") + " of " + shown.length.toLocaleString("en") + " "),
+      el("button", { type: "button", className: "link-button group-page", "data-group": group.key, "data-page": String(at + 1),
+                     disabled: at >= last }, "Next \u2192"));
+    return [pager(), shown.slice(first, end).map(card), end - first > 10 ? pager() : null];
+  }
+
+  panel.addEventListener("click", (event) => {
+    const button = event.target.closest(".group-show-all, .group-page");
+    if (!button) return;
+    pages.set(button.dataset.group, button.dataset.page === undefined ? 0 : Number(button.dataset.page));
+    render();
+  });
 
   function header(entity) {
     const swatch = el("span", { className: "swatch-dot", "aria-hidden": "true" });
@@ -121,10 +188,11 @@ function createDetailPanel(memory, view, panel, actions) {
                     "Open timeline") : null);
   }
 
+  let firstContested = null; // the contested facts the overview lists: fixed, and a walk over every fact
   // With nothing selected the panel offers ways in: the hubs and whatever is in dispute.
   function overview() {
     const hubs = memory.overview.filter((e) => e.mergedInto === -1).slice(0, 8);
-    const contested = memory.facts.filter((f) => f.contested).slice(0, 8);
+    const contested = firstContested || (firstContested = memory.facts.filter((f) => f.contested).slice(0, 8));
     const swatch = (entity) => {
       const dot = el("span", { className: "swatch-dot", "aria-hidden": "true" });
       dot.style.backgroundColor = entity.color;
@@ -145,16 +213,33 @@ function createDetailPanel(memory, view, panel, actions) {
     const entity = view.selected;
     panel.replaceChildren();
     panel.classList.toggle("has-selection", Boolean(entity));
+    if (pagesFor !== entity) {
+      pages.clear();
+      pagesFor = entity;
+    }
     if (!entity) {
+      lastShown = new Map();
       panel.append(overview());
       return;
     }
-    const shown = [], hiddenWhy = { superseded: 0, unrecorded: 0, invalid: 0 }, tombstones = [];
-    for (const fact of sortFacts(entity, entity.facts)) {
-      const look = factAppearance(fact, view);
-      if (look.state && look.state.status === "forgotten") tombstones.push(fact);
-      else if (look.shown) shown.push([fact, look]);
-      else if (look.why in hiddenWhy) hiddenWhy[look.why]++;
+    const hiddenWhy = { superseded: 0, unrecorded: 0, invalid: 0 };
+    const sections = [];
+    let total = 0;
+    lastShown = new Map();
+    for (const group of groupsOf(entity)) {
+      const shown = [];
+      for (const fact of group.facts) {
+        const look = factAppearance(fact, view);
+        if (group.key === TOMBSTONES) {
+          if (look.state) shown.push([fact, look]); // its text is erased: a tombstone once recorded
+        } else if (look.shown) shown.push([fact, look]);
+        else if (look.why in hiddenWhy) hiddenWhy[look.why]++;
+      }
+      if (!shown.length) continue;
+      lastShown.set(group.key, shown.map(([fact]) => fact));
+      if (group.key !== TOMBSTONES) total += shown.length;
+      sections.push(el("section", { className: "fact-group", "data-group": group.key },
+        groupHeading(entity, group, shown.length), groupBody(entity, group, shown)));
     }
     const notes = [];
     if (hiddenWhy.superseded) {
@@ -164,13 +249,26 @@ function createDetailPanel(memory, view, panel, actions) {
     if (hiddenWhy.unrecorded) notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.unrecorded, "fact") + " not yet recorded at the as-of time."));
     if (hiddenWhy.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.invalid, "fact") + " not valid at the chosen valid time."));
     appendAll(panel, [header(entity), actionsRow(entity),
-      el("h3", { className: "detail-section" }, "Facts ", el("span", { className: "muted" }, String(shown.length))),
-      shown.length ? shown.map(([fact, look]) => factCard(entity, fact, look))
-                   : el("p", { className: "muted" }, "No facts to show under the current view."),
-      notes, tombstones.length ? tombstones.map(tombstone) : null]);
+      el("h3", { className: "detail-section" }, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),
+      total ? null : el("p", { className: "muted" }, "No facts to show under the current view."),
+      sections, notes]);
   }
 
+  // Brings the fact's card on screen (turning its group to the right page) and flashes it.
   function highlightFact(fact) {
+    for (const [key, facts] of lastShown) {
+      const position = facts.indexOf(fact);
+      if (position < 0) continue;
+      if (position >= GROUP_CARDS || pages.has(key)) {
+        pages.set(key, Math.floor(position / GROUP_PAGE));
+        render();
+      }
+      break;
+    }
+    return flashCard(fact);
+  }
+
+  function flashCard(fact) {
     const card = panel.querySelector('[data-fact-id="' + CSS.escape(fact.id) + '"]');
     if (!card) return false;
     card.classList.remove("flash");

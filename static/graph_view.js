@@ -1,6 +1,10 @@
 // The vis-network drawing. Positions come from the build (no physics). Only a bounded set of
 // entities is in the DataSets at once; search and expansion add more. Every state change goes
 // through restyle(), which recomputes each drawn item's look and updates only what changed.
+// Facts retired now (superseded, retracted, forgotten) go into vis only while the view shows them:
+// a long functional history is thousands of them between drawn entities, and vis walks every edge
+// it holds, hidden or not, on each change. A view change looks at the facts in vis, the current
+// ones, and only those retired facts the view could show (retiredCandidates).
 // The neighbourhood highlight is not an item style: dimming every other node and edge through the
 // DataSets restyled the whole drawing on each selection. A veil over the canvas dims everything
 // after vis draws, and the selection's neighbourhood is drawn again on top of it.
@@ -19,21 +23,57 @@ function createGraphView(memory, view, container, events) {
   const nodes = new vis.DataSet();
   const edges = new vis.DataSet();
   const drawnEntities = new Set();
-  const drawnFacts = new Set();
+  const drawnFacts = new Set();    // every fact between two drawn entities
+  const liveFacts = new Set();     // of those, the current ones: always in vis (hidden when not shown)
+  const retiredFacts = [];         // the rest: in vis only while shown
+  const retiredInVis = new Set();
+  const drawnFactsOf = new Map();  // entity index -> its drawn facts
   const lastStyle = new Map();
   let theme;
 
-  function edgeCurves(factsToAdd) {
-    // Parallel facts between the same two entities get increasingly curved so each stays visible.
-    const seen = new Map();
-    for (const fact of factsToAdd) {
-      const a = fact.subjectEntity.index, b = fact.objectEntity.index;
-      const key = a < b ? a + ":" + b : b + ":" + a;
-      const count = seen.get(key) || 0;
-      seen.set(key, count + 1);
-      fact.curve = count;
-    }
+  // Parallel facts between the same two entities get increasingly curved so each stays visible.
+  const parallel = new Map();
+  function curve(fact) {
+    const a = fact.subjectEntity.index, b = fact.objectEntity.index;
+    const key = a < b ? a + ":" + b : b + ":" + a;
+    const count = parallel.get(key) || 0;
+    parallel.set(key, count + 1);
+    fact.curve = count;
   }
+
+  // Retired facts by the latest record time they could show at (retired at; -1 sorts as never) and
+  // by the latest valid time (valid to; null as open), each newest first, sorted again after adds.
+  let byRetired = null, byValidTo = null;
+  function retiredCandidates() {
+    const out = new Set(retiredInVis);
+    if (view.showSuperseded) {
+      for (const fact of retiredFacts) out.add(fact.index);
+      return out;
+    }
+    if (view.asOfRecord !== null) {
+      byRetired = byRetired || retiredFacts.slice().sort((a, b) => untilRecord(b) - untilRecord(a));
+      for (const fact of byRetired) {
+        if (untilRecord(fact) <= view.asOfRecord) break;
+        out.add(fact.index);
+      }
+    }
+    if (view.asOfValid !== null) {
+      byValidTo = byValidTo || retiredFacts.slice().sort((a, b) => compareUntil(b.validTo, a.validTo));
+      for (const fact of byValidTo) {
+        if (fact.validTo !== null && fact.validTo <= view.asOfValid) break;
+        out.add(fact.index);
+      }
+    }
+    return out;
+  }
+  const untilRecord = (fact) => (fact.retiredAt === -1 ? Infinity : fact.retiredAt);
+  const compareUntil = (a, b) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+
+  function edgeItem(fact, style) {
+    return remember({ ...style, from: fact.subjectEntity.id, to: fact.objectEntity.id }, style);
+  }
+
+  const labelsShown = () => liveFacts.size <= EDGE_LABEL_LIMIT;
 
   // New items go in fully styled, so vis lays each one out once instead of add-then-update.
   // With `pending`, the new items are handed back for one DataSet call together with restyle's.
@@ -41,21 +81,37 @@ function createGraphView(memory, view, container, events) {
     const fresh = list.filter((e) => !drawnEntities.has(e.index));
     if (!fresh.length) return 0;
     for (const entity of fresh) drawnEntities.add(entity.index);
-    const newFacts = [];
+    const newFacts = [], newRetired = [];
     for (const entity of fresh) {
       for (const fact of entity.facts) {
         if (drawnFacts.has(fact.index) || !fact.subjectEntity || !fact.objectEntity) continue;
         if (!drawnEntities.has(fact.subjectEntity.index) || !drawnEntities.has(fact.objectEntity.index)) continue;
         drawnFacts.add(fact.index);
-        newFacts.push(fact);
+        for (const end of new Set([fact.subjectEntity.index, fact.objectEntity.index])) {
+          if (!drawnFactsOf.has(end)) drawnFactsOf.set(end, []);
+          drawnFactsOf.get(end).push(fact);
+        }
+        curve(fact);
+        if (fact.status === "current") {
+          liveFacts.add(fact.index);
+          newFacts.push(fact);
+        } else {
+          retiredFacts.push(fact);
+          newRetired.push(fact);
+          byRetired = byValidTo = null;
+        }
       }
     }
-    edgeCurves([...drawnFacts].map((i) => memory.facts[i]));
-    const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
+    const showLabels = labelsShown();
     const newNodes = fresh.map((entity) => remember({ ...nodeStyle(entity), label: clip(entity.name, 40), x: entity.x,
                                                       y: entity.y }, nodeStyle(entity)));
-    const newEdges = newFacts.map((fact) => remember({ ...edgeStyle(fact, showLabels), from: fact.subjectEntity.id,
-                                                        to: fact.objectEntity.id }, edgeStyle(fact, showLabels)));
+    const newEdges = newFacts.map((fact) => edgeItem(fact, edgeStyle(fact, showLabels)));
+    for (const fact of newRetired) {
+      const style = edgeStyle(fact, showLabels);
+      if (style.hidden) continue;
+      retiredInVis.add(fact.index);
+      newEdges.push(edgeItem(fact, style));
+    }
     if (pending) {
       pending.nodes.push(...newNodes);
       pending.edges.push(...newEdges);
@@ -85,10 +141,12 @@ function createGraphView(memory, view, container, events) {
     return item;
   }
 
+  // The selection and the ends of its shown facts that are drawn: a hub's other facts lead to
+  // entities that are not drawn, so only its drawn facts are looked at.
   function focusAround(selected) {
     if (!selected) return null;
     const around = new Set([selected]);
-    for (const fact of selected.facts) {
+    for (const fact of drawnFactsOf.get(selected.index) || []) {
       if (!factAppearance(fact, view).shown) continue;
       if (fact.subjectEntity) around.add(fact.subjectEntity);
       if (fact.objectEntity) around.add(fact.objectEntity);
@@ -167,7 +225,8 @@ function createGraphView(memory, view, container, events) {
     if (batchDepth === 0) return batch(() => restyle(pending));
     const nodeUpdates = pending ? pending.nodes : [];
     const edgeUpdates = pending ? pending.edges : [];
-    const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, theme, drawnFacts.size <= EDGE_LABEL_LIMIT];
+    const edgeAdds = [], edgeRemovals = [];
+    const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, theme, labelsShown()];
     const same = stylesFor !== null && view.hiddenTypes === stylesFor.hiddenTypes && key.every((v, i) => v === stylesFor.key[i]);
     if (same) {
       for (const entity of [styledSelection, view.selected]) {
@@ -176,19 +235,32 @@ function createGraphView(memory, view, container, events) {
         if (changed(style)) nodeUpdates.push(style);
       }
     } else {
-      const showLabels = drawnFacts.size <= EDGE_LABEL_LIMIT;
+      const showLabels = labelsShown();
       for (const index of drawnEntities) {
         const style = nodeStyle(memory.entities[index]);
         if (changed(style)) nodeUpdates.push(style);
       }
-      for (const index of drawnFacts) {
+      for (const index of liveFacts) {
         const style = edgeStyle(memory.facts[index], showLabels);
         if (changed(style)) edgeUpdates.push(style);
+      }
+      for (const index of retiredCandidates()) {
+        const fact = memory.facts[index], style = edgeStyle(fact, showLabels);
+        if (!style.hidden && !retiredInVis.has(index)) {
+          retiredInVis.add(index);
+          edgeAdds.push(edgeItem(fact, style));
+        } else if (style.hidden && retiredInVis.has(index)) {
+          retiredInVis.delete(index);
+          lastStyle.delete(fact.id);
+          edgeRemovals.push(fact.id);
+        } else if (!style.hidden && changed(style)) edgeUpdates.push(style);
       }
       stylesFor = { key, hiddenTypes: view.hiddenTypes };
     }
     styledSelection = view.selected;
     if (nodeUpdates.length) nodes.update(nodeUpdates);
+    if (edgeRemovals.length) edges.remove(edgeRemovals);
+    if (edgeAdds.length) edges.add(edgeAdds);
     if (edgeUpdates.length) edges.update(edgeUpdates);
     highlightAround(view.selected);
   }
@@ -201,7 +273,7 @@ function createGraphView(memory, view, container, events) {
     if (selected && drawnEntities.has(selected.index)) {
       const around = focusAround(selected);
       highlight = { nodes: [...around].filter((e) => drawnEntities.has(e.index)).map((e) => e.id),
-                    edges: selected.facts.filter((f) => drawnFacts.has(f.index)).map((f) => f.id) };
+                    edges: (drawnFactsOf.get(selected.index) || []).map((f) => f.id) };
     }
     if (previous !== null || highlight !== null) requestRedraw();
   }
@@ -288,12 +360,20 @@ function createGraphView(memory, view, container, events) {
     });
   }
 
+  // Asked on every render of the panel; a hub's neighbours are tens of thousands, so counted once
+  // per entity and number of drawn entities.
+  let hiddenCount = { entity: null, drawn: -1, count: 0 };
   function hiddenNeighbours(entity) {
-    return neighboursOf(entity).filter((e) => !drawnEntities.has(e.index)).length;
+    if (hiddenCount.entity !== entity || hiddenCount.drawn !== drawnEntities.size) {
+      hiddenCount = { entity, drawn: drawnEntities.size,
+                      count: neighboursOf(entity).filter((e) => !drawnEntities.has(e.index)).length };
+    }
+    return hiddenCount.count;
   }
 
   // shown + unrecorded + filtered + notDrawn = the memory's entities (merged ones aside): what the
   // status line says adds up to the header's count
+  const liveEntities = memory.entities.filter((e) => e.mergedInto === -1).length;
   function counts() {
     let shown = 0, unrecorded = 0, filtered = 0, drawnLive = 0;
     for (const index of drawnEntities) {
@@ -304,7 +384,7 @@ function createGraphView(memory, view, container, events) {
       else if (view.hiddenTypes.has(entity.typeName)) filtered++;
       else shown++;
     }
-    const live = memory.entities.filter((e) => e.mergedInto === -1).length;
+    const live = liveEntities;
     return { shown, unrecorded, filtered, drawn: drawnEntities.size, notDrawn: live - drawnLive, live };
   }
 

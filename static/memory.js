@@ -112,6 +112,7 @@ function loadMemory() {
     entities,
     facts,
     contradictions,
+    maintenance: raw.maintenance, // [kind, rows] pairs for the worklist and the dismissals, read when paged in
     get ledger() { return ledger || (ledger = decodeLedger()); },
     overview: raw.overview.map((i) => entities[i]),
     drawLimit: raw.drawLimit,

@@ -8,38 +8,10 @@ function createProvenance(memory, view, nodes) {
   let filled = false;
   const fill = (select, values) => select.append(...values.map((v) => el("option", { value: v }, v)));
 
-  function refTarget(ref) {
-    if (typeof ref === "number" && ref >= 0) return { kind: "entity", item: memory.entities[ref] };
-    if (typeof ref === "number") return { kind: "fact", item: memory.facts[-ref - 1] };
-    const contradiction = memory.contradictionById.get(ref);
-    if (contradiction) return { kind: "contradiction", item: contradiction };
-    return { kind: "other", item: ref };
-  }
-
-  function targetCell(row) {
-    return el("td", { className: "refs" }, row.refs.map((ref) => {
-      const target = refTarget(ref);
-      if (target.kind === "entity") {
-        return el("button", { type: "button", className: "ref ref-entity", "data-ref-kind": "entity",
-                              "data-ref-id": target.item.id }, target.item.name);
-      }
-      if (target.kind === "fact") {
-        return el("button", { type: "button", className: "ref ref-fact", "data-ref-kind": "fact",
-                              "data-ref-id": target.item.id }, factLabel(target.item));
-      }
-      if (target.kind === "contradiction") {
-        const first = target.item.factList.find(Boolean);
-        return el("button", { type: "button", className: "ref ref-contradiction", "data-ref-kind": "fact",
-                              "data-ref-id": first ? first.id : "" }, "contradiction " + shortId(target.item.id));
-      }
-      return el("code", { className: "ref-missing", title: String(target.item) }, shortId(target.item) + " (gone)");
-    }));
-  }
-
   function matchesTarget(row, needle) {
     if (!needle) return true;
     return row.refs.some((ref) => {
-      const target = refTarget(ref);
+      const target = refTarget(memory, ref);
       if (target.kind === "entity") return target.item.searchName.includes(needle) || target.item.id.startsWith(needle);
       if (target.kind === "fact") return target.item.id.startsWith(needle) || factLabel(target.item).toLowerCase().includes(needle);
       if (target.kind === "contradiction") return target.item.id.startsWith(needle);
@@ -76,7 +48,7 @@ function createProvenance(memory, view, nodes) {
       el("td", { className: "time" }, shortTime(memory.times[row.at])),
       el("td", { className: "actor" }, row.actor),
       el("td", null, el("span", { className: "badge badge-" + row.action }, row.action)),
-      targetCell(row))));
+      refCell(memory, row.refs))));
     nodes.count.textContent = plural(matching.length, "entry", "entries") + " of " + memory.ledger.length.toLocaleString("en");
     nodes.more.hidden = matching.length <= limit;
   }

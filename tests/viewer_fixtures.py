@@ -51,6 +51,13 @@ class SnapshotBuilder:
     ledger: list[dict[str, Any]] = field(default_factory=list)
     _clock: datetime | None = None
 
+    # -- ids (a subclass may give the store's own) -------------------------------------------
+    def entity_id(self, name: str) -> str:
+        return entity_id(name)
+
+    def fact_id(self, subject: str, relation: str, obj: str) -> str:
+        return fact_id(subject, relation, obj)
+
     # -- clock and ledger -------------------------------------------------------------------
     def now(self) -> str:
         self._clock = self.start if self._clock is None else self._clock + self.tick
@@ -75,7 +82,7 @@ class SnapshotBuilder:
     # -- entities ---------------------------------------------------------------------------
     def entity(self, name: str, type_: str, description: str = "", actor: str = "cli:alice") -> str:
         at = self.now()
-        eid = entity_id(name)
+        eid = self.entity_id(name)
         self.entities[eid] = {"id": eid, "name": name, "type": type_, "description": description,
                               "created_at": at, "updated_at": at, "merged_into": None, "merged_at": None}
         self._log(at, actor, "entity", "entity", [eid], {"type": type_})
@@ -97,7 +104,7 @@ class SnapshotBuilder:
                     evidence: list[str] | None = None, actor: str = "agent:claude",
                     valid_from: str | None = None, valid_to: str | None = None) -> str:
         at = self.now()
-        fid = fact_id(subject, relation, obj)
+        fid = self.fact_id(subject, relation, obj)
         functional = self.relations.get(relation, False)
         self.facts[fid] = {
             "id": fid, "subject": subject, "relation": relation, "object": obj,

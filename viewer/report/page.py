@@ -21,10 +21,12 @@ from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
 from ..model.timeline_svg import timeline_svg
+from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from . import assets
 from .csp import content_security_policy
 from .payload import page_blocks
 
+MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
 
 
 class SnapshotFormatError(InvalidInput):
@@ -66,6 +68,20 @@ class Dismissal:
 
 
 @dataclass(frozen=True)
+class GroupView:
+    """One kind of the worklist or of the dismissals: its count in words and its first rows."""
+
+    kind: str
+    title: str
+    count: int
+    rows: list[Any]   # WorkItem or Dismissal
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.rows)
+
+
+@dataclass(frozen=True)
 class NavLink:
     label: str
     href: str
@@ -90,8 +106,10 @@ class ReportContext:
     functional_omitted: int
     entity_timelines: list[Timeline]
     entity_omitted: int
-    worklist: list[WorkItem]
-    dismissals: list[Dismissal]
+    worklist: list[GroupView]
+    worklist_count: int
+    dismissals: list[GroupView]
+    dismissals_count: int
     show_superseded: bool
     csp: str
     data_blocks: list[tuple[str, Markup]]   # (element id, JSON text), see payload.page_blocks
@@ -142,16 +160,29 @@ def ref_view(ref: str, index: SnapshotIndex, links: Links) -> RefView:
     return RefView("other", ref, ref[:8])
 
 
-def work_items(snapshot: dict[str, Any], index: SnapshotIndex, links: Links) -> list[WorkItem]:
+def work_items(rows: list[dict[str, Any]], index: SnapshotIndex, links: Links) -> list[WorkItem]:
     return [WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
                      [ref_view(r, index, links) for r in i.get("refs") or []])
-            for i in snapshot.get("maintenance", [])]
+            for i in rows]
 
 
-def dismissal_rows(snapshot: dict[str, Any]) -> list[Dismissal]:
+def dismissal_rows(rows: list[dict[str, Any]]) -> list[Dismissal]:
     return [Dismissal(str(d.get("key")), str(d.get("kind")), str(d.get("reason") or ""),
                       str(d.get("actor") or ""), str(d.get("at") or ""))
-            for d in snapshot.get("dismissals", [])]
+            for d in rows]
+
+
+def worklist_views(snapshot: dict[str, Any], index: SnapshotIndex, links: Links, shown: int) -> list[GroupView]:
+    """The worklist by kind, each group with its first `shown` rows."""
+    return [_group_view(g, work_items(g.rows[:shown], index, links)) for g in worklist_groups(snapshot)]
+
+
+def dismissal_views(snapshot: dict[str, Any], shown: int) -> list[GroupView]:
+    return [_group_view(g, dismissal_rows(g.rows[:shown])) for g in dismissal_groups(snapshot)]
+
+
+def _group_view(group: KindGroup, rows: list[Any]) -> GroupView:
+    return GroupView(group.kind, group.title, group.count, rows)
 
 
 def check_format(snapshot: dict[str, Any]) -> None:
@@ -204,8 +235,10 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         types=_type_entries(snapshot),
         functional_timelines=functional, functional_omitted=functional_omitted,
         entity_timelines=per_entity, entity_omitted=entity_omitted,
-        worklist=work_items(snapshot, index, links),
-        dismissals=dismissal_rows(snapshot),
+        worklist=worklist_views(snapshot, index, links, MAINTENANCE_PREVIEW),
+        worklist_count=len(snapshot.get("maintenance") or []),
+        dismissals=dismissal_views(snapshot, MAINTENANCE_PREVIEW),
+        dismissals_count=len(snapshot.get("dismissals") or []),
         show_superseded=show_superseded,
         data_blocks=[(name, Markup(text)) for name, text in blocks.items()],
         links=links,

@@ -19,6 +19,7 @@ from ..model.columns import FACT_FIELDS, Columns
 from ..model.evidence import is_web_link
 from ..model.layout import Layout
 from ..model.palette import type_color
+from ..model.worklist import dismissal_groups, worklist_groups
 from .script_json import script_json
 
 DRAW_LIMIT = 1500   # nodes drawn at first; vis-network stays fluid below this, the rest is on demand
@@ -38,6 +39,10 @@ CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "record
 # actor and action are indexes into the `actors` and `actions` lists: 40,000 ledger rows repeat a
 # handful of each, and spelling them out every time was a fifth of the page
 LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs", "refsEnd")
+# the worklist and the dismissals, grouped by kind as the maintenance panel shows them (see
+# maintenance_rows); a row's refs are ledger-style references (entity index, -(fact index + 1), id)
+WORKLIST_COLUMNS = ("key", "summary", "refs")
+DISMISSAL_COLUMNS = ("key", "reason", "actor", "at")
 # what is read of each snapshot ledger row
 _LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs")
 
@@ -214,6 +219,20 @@ def _ledger_columns(ledger: Columns, ix: _Indexes) -> dict[str, list[Any]]:
     }
 
 
+def maintenance_rows(snapshot: dict[str, Any], refs: dict[str, int]) -> dict[str, list[list[Any]]]:
+    """The worklist and the dismissals as [kind, rows] pairs in the panel's group order: the page
+    renders a group's first rows in HTML and pages in the rest from these."""
+    def reference(ref: Any) -> Any:
+        return refs.get(ref, ref)
+
+    return {
+        "worklist": [[g.kind, [[str(i.get("key")), str(i.get("summary") or ""), [reference(r) for r in i.get("refs") or ()]]
+                               for i in g.rows]] for g in worklist_groups(snapshot)],
+        "dismissals": [[g.kind, [[str(d.get("key")), str(d.get("reason") or ""), str(d.get("actor") or ""),
+                                  str(d.get("at") or "")] for d in g.rows]] for g in dismissal_groups(snapshot)],
+    }
+
+
 def _overview(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[int]:
     drawn = [ix.entity[eid] for eid in layout.ranking[:DRAW_LIMIT]]
     if len(snapshot["entities"]) <= DRAW_LIMIT:  # small stores: merged ones too, for past views
@@ -266,7 +285,8 @@ def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, ent
                  "generatedAt": snapshot.get("generated_at"), "hash": snapshot.get("hash"),
                  "stats": snapshot.get("stats", {})},
         "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
-                    "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS},
+                    "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS,
+                    "worklist": WORKLIST_COLUMNS, "dismissals": DISMISSAL_COLUMNS},
         "types": [{"name": name, "color": type_color(name)} for name in ix.types],
         "relations": [{"name": name, "functional": functional} for name, functional in ix.relations],
         "actors": ix.actors,
@@ -275,6 +295,7 @@ def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, ent
         "validTimes": _valid_times(facts),
         "entities": entities,
         "contradictions": contradictions,
+        "maintenance": maintenance_rows(snapshot, ix.refs),
         "overview": _overview(snapshot, ix, layout),
         "drawLimit": DRAW_LIMIT,
         "showSuperseded": show_superseded,

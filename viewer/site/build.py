@@ -342,7 +342,7 @@ class SiteBuild:
                      "refs": Markup("".join(self.top_items.any_ref(str(r)) for r in i.get("refs") or ()))}
                     for i in self.snapshot.get("maintenance", [])]
         return self.render("site_maintenance.html", page=self.frame("", "Maintenance", "maintenance"),
-                           worklist=worklist, dismissals=dismissal_rows(self.snapshot))
+                           worklist=worklist, dismissals=dismissal_rows(self.snapshot.get("dismissals", [])))
 
     def changes_page(self) -> str:
         assert self.changes is not None
