@@ -91,6 +91,7 @@ function startReport() {
   });
 
   createMaintenance(memory, byId("panel-maintenance"));
+  for (const button of document.querySelectorAll(".tl-unfold")) button.hidden = false;
 
   const search = createSearch(memory, byId("search-input"), byId("search-results"),
     (entity) => selectEntity(entity, { focus: true }));
@@ -134,8 +135,12 @@ function startReport() {
     else if (event.target.closest("#detail-timeline")) {
       event.preventDefault();
       showTab("timelines");
-      byId("timeline-entity-" + view.selected.id).scrollIntoView({ block: "start" });
+      const figure = byId("timeline-entity-" + view.selected.id);
+      unfoldTimeline(figure, view.asOfValid);
+      figure.scrollIntoView({ block: "start" });
     }
+    const unfold = event.target.closest(".tl-unfold");
+    if (unfold) unfoldTimeline(unfold.closest("figure.timeline"), view.asOfValid);
     const row = event.target.closest(".timeline .tl-row[data-fact]");
     if (row) selectFact(memory.factById.get(row.dataset.fact));
   });

@@ -20,3 +20,14 @@ function placeTimelineCursors(root, validAt) {
     cursor.setAttribute("x2", String(x));
   }
 }
+
+// A folded timeline keeps its drawing in a <template>, outside the document: drawn on request.
+function unfoldTimeline(figure, validAt) {
+  const drawing = figure.querySelector("template.tl-drawing");
+  if (!drawing) return;
+  figure.querySelector(".tl-folded").remove();
+  figure.append(drawing.content.cloneNode(true));
+  drawing.remove();
+  figure.classList.remove("is-folded");
+  placeTimelineCursors(figure, validAt);
+}

@@ -27,6 +27,7 @@ from .csp import content_security_policy
 from .payload import page_blocks
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
+TIMELINES_DRAWN = 12       # timelines of each kind drawn at load; the others wait in <template>s
 
 
 class SnapshotFormatError(InvalidInput):
@@ -112,6 +113,7 @@ class ReportContext:
     dismissals_count: int
     show_superseded: bool
     csp: str
+    timelines_drawn: int
     data_blocks: list[tuple[str, Markup]]   # (element id, JSON text), see payload.page_blocks
     links: Links
     changes: ChangesView | None = None
@@ -240,6 +242,7 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         dismissals=dismissal_views(snapshot, MAINTENANCE_PREVIEW),
         dismissals_count=len(snapshot.get("dismissals") or []),
         show_superseded=show_superseded,
+        timelines_drawn=TIMELINES_DRAWN,
         data_blocks=[(name, Markup(text)) for name, text in blocks.items()],
         links=links,
         changes=changes_view(changes, snapshot, links, index) if changes is not None else None,
