@@ -86,23 +86,22 @@ def entity_page_names(entities: list[dict[str, Any]]) -> dict[str, str]:
 class SiteLinks:
     """References from a page of the site, `root` being the way back to the site's top ('' or '../')."""
 
-    def __init__(self, pages: dict[str, str], owners: dict[str, str], root: str = "",
+    def __init__(self, pages: dict[str, str], fact_pages: dict[str, str], root: str = "",
                  entities_dir: str = "entities/") -> None:
-        self.pages = pages          # entity id -> file name inside entities/
-        self.owners = owners        # fact id -> id of the entity whose page shows it (its subject)
+        self.pages = pages            # entity id -> file name inside entities/
+        self.fact_pages = fact_pages  # fact id -> file name inside entities/ of the page with its card
         self.root = root
         self.prefix = root + entities_dir
 
     def relative_to(self, root: str) -> "SiteLinks":
-        return SiteLinks(self.pages, self.owners, root)
+        return SiteLinks(self.pages, self.fact_pages, root)
 
     def entity(self, entity_id: str) -> str | None:
         page = self.pages.get(entity_id)
         return self.prefix + page if page else None
 
     def fact(self, fact_id: str) -> str | None:
-        owner = self.owners.get(fact_id)
-        page = self.pages.get(owner) if owner else None
+        page = self.fact_pages.get(fact_id)
         return f"{self.prefix}{page}#fact-{fact_id}" if page else None
 
     def graph(self, kind: str, ident: str) -> str:

@@ -43,13 +43,14 @@ from ..model.timeline_svg import MemoEscape, timeline_svg
 from ..report import assets
 from ..report.page import (NavLink, SiteMode, build_context, check_format, dismissal_rows,
                      environment)
+from .entity_page import EntityHead, entity_main, group_label, group_page, page_numbers, table_page
+from .entity_plan import EntityPlan, card_size, plan_entity, table_pages
 from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
-from .items import STATUS_ORDER, SiteItems, entity_main, h
+from .items import SiteItems, h
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 1000         # open contradictions shown with both facts; the rest are counted
 RESOLVED_LIMIT = 2000
-PAGER_SPREAD = 3               # page links either side of the current one
 SITE_CSP = "; ".join([
     "default-src 'none'",
     "script-src 'self'",       # our files only; no inline script runs (the data blocks are JSON)
@@ -109,22 +110,18 @@ class SiteBuild:
         self.timelines = TimelineBuilder(self.index)
         self.layout = compute_layout(link_graph(snapshot, self.index.fact_columns), previous=previous_layout)
         self.pages = entity_page_names(snapshot["entities"])
-        owners: dict[str, str] = {}
-        for fact in snapshot["facts"]:
-            for end in (fact.get("subject"), fact.get("object")):
-                if end in self.pages:
-                    owners[fact["id"]] = end
-                    break
-        self.top = SiteLinks(self.pages, owners, root="")
+        self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
+        self.plans = self._plans()
+        fact_pages = self._fact_pages()
+        self.top = SiteLinks(self.pages, fact_pages, root="")
         self.nested = self.top.relative_to("../")
         # one item renderer per folder the links start from: entities/ and ledger/ share the
         # nested one (both one folder down), the top-level pages have theirs
-        self.items = SiteItems(snapshot, self.index, self.pages, owners, entities="../entities/", root="../",
-                               anchors=True)
-        self.top_items = SiteItems(snapshot, self.index, self.pages, owners, entities="entities/", root="",
-                                   anchors=False, contested_boxes=False)
+        self.items = SiteItems(snapshot, self.index, fact_pages, entity_pages=self.pages, entities="../entities/",
+                               root="../", anchors=True)
+        self.top_items = SiteItems(snapshot, self.index, fact_pages, entity_pages=self.pages, entities="entities/",
+                                   root="", anchors=False, contested_boxes=False)
         self.escape = MemoEscape()
-        self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
         self.types = sorted({e["type"] for e in snapshot["entities"]} | set(snapshot.get("ontology", {}).get("types", [])))
         self.type_index = {name: i for i, name in enumerate(self.types)}
         ledger = snapshot.get("ledger", [])
@@ -132,6 +129,24 @@ class SiteBuild:
         self.open_contradictions = [c for c in snapshot.get("contradictions", []) if c.get("resolved_at") is None]
         self._navs: dict[tuple[str, str], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
+
+    def _plans(self) -> dict[str, EntityPlan]:
+        """Every entity's pages: which of its facts its own page shows, and the pages of the rest."""
+        size = card_size(self.index.name)
+        return {eid: plan_entity(eid, page, self.index.facts_of(eid), self.fact_order, size)
+                for eid, page in self.pages.items()}
+
+    def _fact_pages(self) -> dict[str, str]:
+        """Fact id -> the page (in entities/) its links lead to: where its subject shows its card
+        (its object, when the subject has no page)."""
+        found: dict[str, str] = {}
+        for eid, plan in self.plans.items():
+            for group in plan.groups:
+                owned = group.direction == "out" or group.relation is None
+                for position, fact in enumerate(group.facts):
+                    if owned or fact.get("subject") not in self.pages:
+                        found.setdefault(fact["id"], plan.fact_page(position, group))
+        return found
 
     # -- frame --------------------------------------------------------------------------------
     def nav(self, root: str, current: str) -> list[NavLink]:
@@ -255,31 +270,42 @@ class SiteBuild:
         return named
 
     def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit) -> None:
+        """Each entity's own page and the pages of its own that its plan gives what does not fit."""
         ledger = self.snapshot.get("ledger", [])
         named = self._entity_ledger_rows()
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]
-            facts = sorted(self.index.facts_of(eid), key=lambda f: (
-                STATUS_ORDER.get(f.get("status"), 9), f.get("subject") != eid, f.get("relation") or "", order[f["id"]]))
-            cards: dict[str, list[str]] = {"current": [], "retired": [], "forgotten": []}
-            for fact in facts:
-                status = fact.get("status")
-                group = "current" if status == "current" else "forgotten" if status == "forgotten" or \
-                    fact.get("relation") is None else "retired"
-                cards[group].append(items.fact_card(fact))
+            plan = self.plans[eid]
+            name = str(entity.get("name") or "")
+            head = EntityHead(entity, self.type_index[entity["type"]])
+            facts = [fact for group in plan.groups for fact in group.facts]
             versions = [row for fact in facts for row in items.version_rows(fact, order[fact["id"]])]
             versions.sort(key=lambda row: row[0])
+            history = [row[1] for row in versions]
+            provenance = [items.ledger_row(i, ledger[i]) for i in named.get(eid, ())]
+            history_pages = table_pages(plan.page, "history", len(history))
+            provenance_pages = table_pages(plan.page, "provenance", len(provenance))
             timeline = entity_timeline(self.timelines, eid)
             target = entity.get("merged_into")
             main = entity_main(
-                entity, type_index=self.type_index[entity["type"]], graph_href=self.nested.graph("entity", eid),
+                head, plan, card=items.fact_card, graph_href=self.nested.graph("entity", eid),
                 merged_into=(self.pages[target], self.index.name(target)) if target in self.pages else None,
-                cards=cards, timeline_html=timeline_svg(timeline, self.escape) if timeline else "",
+                timeline_html=timeline_svg(timeline, self.escape) if timeline else "",
                 timeline_anchor=timeline.anchor if timeline else "", hidden_rows=timeline.hidden_rows if timeline else 0,
-                history=[row[1] for row in versions],
-                provenance=[items.ledger_row(i, ledger[i]) for i in named.get(eid, ())])
-            emit("entities/" + self.pages[eid], self.page(self.frame("../", str(entity.get("name") or ""), "entities"), main))
+                history=history, history_pages=history_pages, provenance=provenance, provenance_pages=provenance_pages)
+            emit("entities/" + plan.page, self.page(self.frame("../", name, "entities"), main))
+            for group in plan.groups:
+                for number, page in enumerate(group.names, start=1):
+                    frame = self.frame("../", f"{name}, {group_label(group)}, page {number}", "entities")
+                    emit("entities/" + page, self.page(frame, group_page(head, plan, group, number, items.fact_card)))
+            for anchor, heading, order_note, rows, pages in (
+                    ("history", "History", "oldest first", history, history_pages),
+                    ("provenance", "Provenance", "newest first", provenance, provenance_pages)):
+                for number, page in enumerate(pages, start=1):
+                    frame = self.frame("../", f"{name}, {anchor}, page {number}", "entities")
+                    emit("entities/" + page, self.page(frame, table_page(head, plan, anchor, heading, order_note, rows,
+                                                                         pages, number)))
 
     def page(self, frame: PageFrame, main: str) -> str:
         """A whole site page around `main`: what site_base.html renders, without a template call."""
@@ -291,12 +317,8 @@ class SiteBuild:
     # -- ledger -------------------------------------------------------------------------------
     def pager(self, number: int) -> Pager:
         count = self.ledger_pages
-        shown = sorted({1, count} | set(range(max(1, number - PAGER_SPREAD), min(count, number + PAGER_SPREAD) + 1)))
-        links: list[PagerLink] = []
-        for previous, page in zip([0] + shown, shown):
-            if page - previous > 1:
-                links.append(PagerLink("\u2026"))
-            links.append(PagerLink(str(page), _ledger_page_name(page), page == number))
+        links = [PagerLink("\u2026") if page is None else PagerLink(str(page), _ledger_page_name(page), page == number)
+                 for page in page_numbers(number, count)]
         return Pager(number=number, count=count, newer=_ledger_page_name(number - 1) if number > 1 else "",
                      older=_ledger_page_name(number + 1) if number < count else "", pages=links)
 

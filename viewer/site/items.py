@@ -46,12 +46,12 @@ class SiteItems:
     'entities/' from the top, '../entities/' from ledger/); `root` the way to the top.
     """
 
-    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, pages: dict[str, str],
-                 owners: dict[str, str], *, entities: str, root: str, anchors: bool,
+    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, fact_pages: dict[str, str], *,
+                 entity_pages: dict[str, str], entities: str, root: str, anchors: bool,
                  contested_boxes: bool = True) -> None:
         self.index = index
-        self.pages = pages          # entity id -> file name in entities/
-        self.owners = owners        # fact id -> entity whose page holds the fact's card
+        self.pages = entity_pages   # entity id -> file name in entities/
+        self.fact_pages = fact_pages  # fact id -> file name in entities/ of the page its links lead to
         self.entities = entities
         self.root = root
         self.anchors = anchors      # cards carry id="fact-<id>" (on entity pages, where links land)
@@ -80,7 +80,7 @@ class SiteItems:
         return self.entities + page if page else None
 
     def fact_href(self, fact_id: str) -> str | None:
-        page = self.pages.get(self.owners.get(fact_id, ""))
+        page = self.fact_pages.get(fact_id)
         return f"{self.entities}{page}#fact-{fact_id}" if page else None
 
     def graph_href(self, kind: str, ident: str) -> str:
@@ -224,7 +224,7 @@ class SiteItems:
         except KeyError:
             pass
         t = self.t
-        label = f'<a href="#fact-{h(fid)}">{h(self.fact_label(fid))}</a>'
+        label = self.fact_ref(fid)
         rows = []
         for index, version in enumerate(fact.get("history") or ()):
             status = str(version.get("status") or "")
@@ -267,83 +267,3 @@ class SiteItems:
                     f'<td class="refs">{refs}</td></tr>')
             self._ledger[index] = html
             return html
-
-
-# -- an entity's page ---------------------------------------------------------------------------
-# Assembled here rather than in a template: 10,000 of them, and a template render call alone cost
-# more than the rest of a small page. The frame around it (head, header, footer) is a template,
-# rendered once per folder (site_base.html's pieces).
-
-def plural(count: int, one: str, many: str) -> str:
-    return f"{count:,} {one if count == 1 else many}"
-
-
-def _section(anchor: str, heading: str, note: str, body: str) -> str:
-    return (f'<section class="entity-section" id="{anchor}" aria-labelledby="{anchor}-heading">\n'
-            f'<h2 id="{anchor}-heading">{heading} <span class="muted">{note}</span></h2>\n{body}</section>\n')
-
-
-def _table(kind: str, headings: tuple[str, ...], rows: str) -> str:
-    head = "".join(f'<th scope="col">{name}</th>' for name in headings)
-    return f'<div class="table-wrap"><table class="{kind}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>\n'
-
-
-HISTORY_HEADINGS = ("from (UTC)", "fact", "status", "validity", "why")
-LEDGER_HEADINGS = ("#", "time (UTC)", "actor", "action", "target")
-TIMELINE_LEDE = ('<p class="panel-lede">Bars span valid time (when a value was true); markers below each bar '
-                 'show record time (when the store learned or changed its mind).</p>\n')
-
-
-def entity_main(entity: dict[str, Any], *, type_index: int, graph_href: str, merged_into: tuple[str, str] | None,
-                cards: dict[str, list[str]], timeline_html: str, timeline_anchor: str, hidden_rows: int,
-                history: list[str], provenance: list[str]) -> str:
-    """The content of an entity's page: header, facts, timeline, history, provenance.
-
-    `cards` holds rendered fact cards by group (current, retired, forgotten); `merged_into` is
-    (href, name) of the entity this one was merged into; every other argument is markup already.
-    """
-    eid = str(entity["id"])
-    current, retired, forgotten = cards["current"], cards["retired"], cards["forgotten"]
-    total = len(current) + len(retired) + len(forgotten)
-    summary = f"{plural(total, 'fact', 'facts')}: {len(current):,} current"
-    if retired:
-        summary += f", {len(retired):,} superseded or retracted"
-    if forgotten:
-        summary += f", {len(forgotten):,} forgotten"
-    kind = h(entity.get("type"))
-    out = [f'<nav class="crumbs" aria-label="Breadcrumb"><a href="index.html">Entities</a> '
-           f'<span aria-hidden="true">/</span> <span>{kind}</span></nav>\n<header class="entity-head">\n'
-           f'<h1>{h(entity.get("name"))}</h1>\n<p class="detail-type"><span class="swatch-dot t-{type_index}" '
-           f'aria-hidden="true"></span> {kind} <code title="{h(eid)}">{h(eid[:8])}</code></p>\n']
-    if entity.get("description"):
-        out.append(f'<p class="detail-description">{h(entity["description"])}</p>\n')
-    if merged_into is not None:
-        out.append(f'<p class="merged-note">Merged into <a class="ref" href="{h(merged_into[0])}">{h(merged_into[1])}</a>'
-                   f' at {h(short_record_time(entity.get("merged_at")))}; its facts now belong there.</p>\n')
-    out.append(f'<p class="fact-meta"><span>created {h(short_record_time(entity.get("created_at")))}</span>'
-               f'<span>updated {h(short_record_time(entity.get("updated_at")))}</span><span>{summary}</span></p>\n'
-               f'<p class="entity-actions"><a class="button-quiet" href="{h(graph_href)}">Show in the graph</a> '
-               '<a class="button-quiet" href="#timeline">Timeline</a> <a class="button-quiet" href="#history">History</a> '
-               '<a class="button-quiet" href="#provenance">Provenance</a></p>\n</header>\n')
-    facts = [f'<div class="fact-list">{"".join(current)}</div>\n' if current else '<p class="empty">No current facts.</p>\n']
-    if retired:
-        facts.append(f'<h3 id="retired">Superseded and retracted <span class="muted">{len(retired):,}</span></h3>\n'
-                     f'<div class="fact-list">{"".join(retired)}</div>\n')
-    if forgotten:
-        facts.append(f'<h3 id="forgotten">Forgotten <span class="muted">{len(forgotten):,}</span></h3>\n'
-                     f'<div class="fact-list">{"".join(forgotten)}</div>\n')
-    out.append(_section("facts", "Facts", f"{len(current):,} current", "".join(facts)))
-    if timeline_html:
-        more = (f'<p class="tl-more">{hidden_rows:,} older facts are not drawn here; they are listed above.</p>'
-                if hidden_rows else "")
-        drawn = f'{TIMELINE_LEDE}<figure class="timeline" id="{h(timeline_anchor)}">{timeline_html}{more}</figure>\n'
-    else:
-        drawn = '<p class="empty">No facts to draw.</p>\n'
-    out.append(_section("timeline", "Timeline", "", drawn))
-    out.append(_section("history", "History", f"{plural(len(history), 'version', 'versions')}, oldest first",
-                        _table("history", HISTORY_HEADINGS, "".join(history)) if history
-                        else '<p class="empty">No versions recorded.</p>\n'))
-    out.append(_section("provenance", "Provenance", f"{plural(len(provenance), 'ledger row', 'ledger rows')}, newest first",
-                        _table("ledger", LEDGER_HEADINGS, "".join(provenance)) if provenance
-                        else '<p class="empty">No ledger rows name it.</p>\n'))
-    return "".join(out)

@@ -1,0 +1,207 @@
+"""An entity's pages in a site: its own page (header, each group of facts with its count and first
+cards, timeline, the first rows of its history and provenance) and the pages of their own that
+entity_plan.py gave what does not fit there.
+
+Assembled here rather than in a template: 10,000 of them, and a template render call alone cost
+more than the rest of a small page. The frame around it (head, header, footer) is a template,
+rendered once per folder (site_base.html's pieces). Every value from the snapshot passes through
+`h()`; file names come from entity_plan.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..model.time_axis import short_record_time
+from .entity_plan import FORGOTTEN, PAGE_CARDS, TABLE_PAGE, TABLE_PREVIEW, EntityPlan, FactGroup
+from .items import h
+
+PAGER_SPREAD = 3               # page links either side of the current one
+HISTORY_HEADINGS = ("from (UTC)", "fact", "status", "validity", "why")
+LEDGER_HEADINGS = ("#", "time (UTC)", "actor", "action", "target")
+TIMELINE_LEDE = ('<p class="panel-lede">Bars span valid time (when a value was true); markers below each bar '
+                 'show record time (when the store learned or changed its mind).</p>\n')
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def page_numbers(number: int, count: int, spread: int = PAGER_SPREAD) -> list[int | None]:
+    """The page numbers a pager links to around `number` (1-based), None where some are left out."""
+    shown = sorted({1, count} | set(range(max(1, number - spread), min(count, number + spread) + 1)))
+    out: list[int | None] = []
+    for previous, page in zip([0] + shown, shown):
+        if page - previous > 1:
+            out.append(None)
+        out.append(page)
+    return out
+
+
+def pager(names: list[str], number: int, label: str) -> str:
+    """Previous, some numbered pages and next, for page `number` (1-based) of `names`."""
+    links = []
+    previous = f'<a href="{h(names[number - 2])}" rel="prev">&larr; previous</a>' if number > 1 else \
+        '<span class="muted">&larr; previous</span>'
+    for page in page_numbers(number, len(names)):
+        if page is None:
+            links.append('<span class="muted">\u2026</span>')
+        elif page == number:
+            links.append(f'<a href="{h(names[page - 1])}" aria-current="page">{page}</a>')
+        else:
+            links.append(f'<a href="{h(names[page - 1])}">{page}</a>')
+    following = f'<a href="{h(names[number])}" rel="next">next &rarr;</a>' if number < len(names) else \
+        '<span class="muted">next &rarr;</span>'
+    return f'<nav class="pager" aria-label="{h(label)}">{previous}{"".join(links)}{following}</nav>\n'
+
+
+def all_pages(names: list[str]) -> str:
+    return " ".join(f'<a href="{h(name)}">{n}</a>' for n, name in enumerate(names, start=1))
+
+
+def _section(anchor: str, heading: str, note: str, body: str) -> str:
+    return (f'<section class="entity-section" id="{anchor}" aria-labelledby="{anchor}-heading">\n'
+            f'<h2 id="{anchor}-heading">{heading} <span class="muted">{note}</span></h2>\n{body}</section>\n')
+
+
+def _table(kind: str, headings: tuple[str, ...], rows: str) -> str:
+    head = "".join(f'<th scope="col">{name}</th>' for name in headings)
+    return f'<div class="table-wrap"><table class="{kind}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>\n'
+
+
+def group_title(group: FactGroup) -> str:
+    if group.direction == FORGOTTEN:
+        return "Forgotten"
+    if group.direction == "out":
+        return f'<span class="fact-relation">{h(group.relation)}</span> <span aria-hidden="true">\u2192</span>'
+    return f'<span aria-hidden="true">\u2190</span> <span class="fact-relation">{h(group.relation)}</span>'
+
+
+def group_label(group: FactGroup) -> str:
+    """The group in words, for a page title and for screen readers."""
+    if group.direction == FORGOTTEN:
+        return "forgotten facts"
+    return f"{'outgoing' if group.direction == 'out' else 'incoming'} {group.relation}"
+
+
+@dataclass(frozen=True)
+class EntityHead:
+    """What every page of an entity starts with: its crumbs, and enough to name it."""
+
+    entity: dict[str, Any]
+    type_index: int
+
+    @property
+    def name(self) -> str:
+        return str(self.entity.get("name") or "")
+
+    def crumbs(self, page: str | None = None) -> str:
+        kind = h(self.entity.get("type"))
+        tail = f' <span aria-hidden="true">/</span> <a href="{h(page)}">{h(self.name)}</a>' if page else ""
+        return (f'<nav class="crumbs" aria-label="Breadcrumb"><a href="index.html">Entities</a> '
+                f'<span aria-hidden="true">/</span> <span>{kind}</span>{tail}</nav>\n')
+
+
+def entity_main(head: EntityHead, plan: EntityPlan, *, card: Callable[[dict[str, Any]], str], graph_href: str,
+                merged_into: tuple[str, str] | None, timeline_html: str, timeline_anchor: str, hidden_rows: int,
+                history: list[str], history_pages: list[str], provenance: list[str],
+                provenance_pages: list[str]) -> str:
+    """The content of an entity's own page: header, facts by group, timeline, history, provenance.
+
+    `merged_into` is (href, name) of the entity this one was merged into; `history` (oldest
+    first) and `provenance` (newest first) are every row, as markup; when they have pages of their
+    own (`*_pages`, see entity_plan.table_pages) this page shows TABLE_PREVIEW rows of each and
+    links to those pages.
+    """
+    entity = head.entity
+    eid = str(entity["id"])
+    counts = {"current": 0, "retired": 0, FORGOTTEN: 0}
+    for group in plan.groups:
+        for fact in group.facts:
+            status = fact.get("status")
+            counts["current" if status == "current" else FORGOTTEN if group.direction == FORGOTTEN else "retired"] += 1
+    total = sum(counts.values())
+    summary = f"{plural(total, 'fact', 'facts')}: {counts['current']:,} current"
+    if counts["retired"]:
+        summary += f", {counts['retired']:,} superseded or retracted"
+    if counts[FORGOTTEN]:
+        summary += f", {counts[FORGOTTEN]:,} forgotten"
+    kind = h(entity.get("type"))
+    out = [head.crumbs(), f'<header class="entity-head">\n<h1>{h(head.name)}</h1>\n<p class="detail-type">'
+           f'<span class="swatch-dot t-{head.type_index}" aria-hidden="true"></span> {kind} '
+           f'<code title="{h(eid)}">{h(eid[:8])}</code></p>\n']
+    if entity.get("description"):
+        out.append(f'<p class="detail-description">{h(entity["description"])}</p>\n')
+    if merged_into is not None:
+        out.append(f'<p class="merged-note">Merged into <a class="ref" href="{h(merged_into[0])}">{h(merged_into[1])}</a>'
+                   f' at {h(short_record_time(entity.get("merged_at")))}; its facts now belong there.</p>\n')
+    out.append(f'<p class="fact-meta"><span>created {h(short_record_time(entity.get("created_at")))}</span>'
+               f'<span>updated {h(short_record_time(entity.get("updated_at")))}</span><span>{summary}</span></p>\n'
+               f'<p class="entity-actions"><a class="button-quiet" href="{h(graph_href)}">Show in the graph</a> '
+               '<a class="button-quiet" href="#timeline">Timeline</a> <a class="button-quiet" href="#history">History</a> '
+               '<a class="button-quiet" href="#provenance">Provenance</a></p>\n</header>\n')
+    facts = []
+    for group in plan.groups:
+        count = len(group.facts)
+        facts.append(f'<h3 id="{h(group.anchor)}" aria-label="{h(plural(count, group_label(group) + " fact", group_label(group) + " facts"))}">'
+                     f'{group_title(group)} <span class="muted">{count:,}</span></h3>\n'
+                     f'<div class="fact-list">{"".join(card(f) for f in group.facts[:group.preview])}</div>\n')
+        if group.names:
+            facts.append(f'<p class="group-pages">{group.preview:,} of {count:,} shown; all of them, '
+                         f'{PAGE_CARDS} a page: {all_pages(group.names)}</p>\n')
+    out.append(_section("facts", "Facts", f"{counts['current']:,} current",
+                        "".join(facts) or '<p class="empty">No facts.</p>\n'))
+    if timeline_html:
+        more = (f'<p class="tl-more">{hidden_rows:,} older facts are not drawn here; they are listed above.</p>'
+                if hidden_rows else "")
+        drawn = f'{TIMELINE_LEDE}<figure class="timeline" id="{h(timeline_anchor)}">{timeline_html}{more}</figure>\n'
+    else:
+        drawn = '<p class="empty">No facts to draw.</p>\n'
+    out.append(_section("timeline", "Timeline", "", drawn))
+    out.append(_table_section("history", "History", "version", "versions", "oldest first", HISTORY_HEADINGS,
+                              history, history[-TABLE_PREVIEW:], history_pages, "No versions recorded."))
+    out.append(_table_section("provenance", "Provenance", "ledger row", "ledger rows", "newest first", LEDGER_HEADINGS,
+                              provenance, provenance[:TABLE_PREVIEW], provenance_pages, "No ledger rows name it."))
+    return "".join(out)
+
+
+def _table_section(anchor: str, heading: str, one: str, many: str, order: str, headings: tuple[str, ...],
+                   rows: list[str], shown: list[str], pages: list[str], empty: str) -> str:
+    if not rows:
+        return _section(anchor, heading, f"0 {many}", f'<p class="empty">{empty}</p>\n')
+    note = f"{plural(len(rows), one, many)}, {order}"
+    if not pages:
+        return _section(anchor, heading, note, _table(anchor, headings, "".join(rows)))
+    which = "latest" if anchor == "history" else "newest"
+    more = (f'<p class="group-pages">The {which} {len(shown):,} are shown; all {len(rows):,}, {order}, '
+            f'{TABLE_PAGE} a page: {all_pages(pages)}</p>\n')
+    return _section(anchor, heading, note, more + _table(anchor, headings, "".join(shown)))
+
+
+def group_page(head: EntityHead, plan: EntityPlan, group: FactGroup, number: int,
+               card: Callable[[dict[str, Any]], str]) -> str:
+    """Page `number` (1-based) of a group of facts that does not fit on the entity's page."""
+    start, end = group.pages[number - 1]
+    count = len(group.facts)
+    nav = pager(group.names, number, f"Pages of {head.name}'s {group_label(group)} facts")
+    return (head.crumbs(plan.page) +
+            f'<header class="entity-head">\n<h1>{h(head.name)} <span class="muted">{group_title(group)}</span></h1>\n'
+            f'<p class="panel-lede">Facts {start + 1:,} to {end:,} of {count:,} ({h(group_label(group))}), '
+            f'page {number:,} of {len(group.names):,}. <a href="{h(plan.page)}#{h(group.anchor)}">Back to '
+            f'{h(head.name)}</a></p>\n</header>\n{nav}'
+            f'<div class="fact-list">{"".join(card(f) for f in group.facts[start:end])}</div>\n{nav}')
+
+
+def table_page(head: EntityHead, plan: EntityPlan, anchor: str, heading: str, order: str,
+               rows: list[str], names: list[str], number: int) -> str:
+    """Page `number` (1-based) of an entity's history or provenance."""
+    start = (number - 1) * TABLE_PAGE
+    shown = rows[start:start + TABLE_PAGE]
+    nav = pager(names, number, f"Pages of {head.name}'s {anchor}")
+    headings = HISTORY_HEADINGS if anchor == "history" else LEDGER_HEADINGS
+    return (head.crumbs(plan.page) +
+            f'<header class="entity-head">\n<h1>{h(head.name)} <span class="muted">{heading}</span></h1>\n'
+            f'<p class="panel-lede">Rows {start + 1:,} to {start + len(shown):,} of {len(rows):,}, {order}, '
+            f'page {number:,} of {len(names):,}. <a href="{h(plan.page)}#{anchor}">Back to {h(head.name)}</a></p>\n'
+            f'</header>\n{nav}{_table(anchor, headings, "".join(shown))}{nav}')

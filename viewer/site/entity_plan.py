@@ -1,0 +1,124 @@
+"""Where an entity's facts, versions and ledger rows go in a site, so that no page grows with it.
+
+A hub holds tens of thousands of facts. Its page shows each group of facts (one relation in one
+direction) with its exact count and its first cards; a group that does not fit continues on pages
+of its own, and so do the entity's history and provenance past their first rows. Every such page
+is named after the entity's page (`<its name>--<what>-<n>.html`, in entities/ beside it: an entity
+page's slug never holds `--`, so the names cannot meet), and all of them are linked from it.
+
+The plan is made for every entity before any page is rendered: a fact's card is linked to from
+other pages, and the link must name the page the card is on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..model.links import slug
+from .items import STATUS_ORDER
+
+PREVIEW_CARDS = 10          # cards of a group on the entity's own page
+PREVIEW_BYTES = 60_000      # ... and about this much text at most (long descriptions run to 20 KB)
+PAGE_CARDS = 200            # cards on one page of a group
+PAGE_BYTES = 500_000        # ... and about this much text at most: a page stays well under 1 MB
+CARD_BYTES = 900            # a card's markup around its text
+TABLE_PREVIEW = 100         # history versions or ledger rows on the entity's own page
+TABLE_PAGE = 500            # rows on one page of their own
+FORGOTTEN = "forgotten"
+
+
+@dataclass
+class FactGroup:
+    """The facts of one relation in one direction (or the forgotten ones), in card order."""
+
+    direction: str                      # "out" | "in" | FORGOTTEN
+    relation: str | None
+    facts: list[dict[str, Any]]
+    preview: int = 0                    # how many of `facts` the entity's page shows
+    pages: list[tuple[int, int]] = field(default_factory=list)   # [start, end) of each page of its own
+    names: list[str] = field(default_factory=list)               # and their file names
+
+    @property
+    def anchor(self) -> str:
+        return "facts-" + (FORGOTTEN if self.relation is None else f"{self.direction}-{_relation_key(self.relation)}")
+
+
+@dataclass
+class EntityPlan:
+    page: str                           # the entity's page, a file name in entities/
+    groups: list[FactGroup]
+
+    def fact_page(self, position: int, group: FactGroup) -> str:
+        """The page that shows the card at `position` of `group` (the entity's page first)."""
+        if position < group.preview:
+            return self.page
+        for (start, end), name in zip(group.pages, group.names):
+            if start <= position < end:
+                return name
+        raise IndexError(position)
+
+
+def _relation_key(relation: str) -> str:
+    """A relation as part of a file name: its slug, and a hash, so `a_b` and `a-b` stay apart."""
+    return f"{slug(relation)[:40]}-{hashlib.sha256(relation.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def stem(page: str) -> str:
+    return page.removesuffix(".html")
+
+
+def table_pages(page: str, what: str, rows: int) -> list[str]:
+    """The file names of the pages of its own a table of `rows` rows needs (none when it fits)."""
+    if rows <= TABLE_PREVIEW:
+        return []
+    return [f"{stem(page)}--{what}-{n}.html" for n in range(1, -(-rows // TABLE_PAGE) + 1)]
+
+
+def chunks(sizes: list[int], most: int, budget: int) -> list[tuple[int, int]]:
+    """Consecutive [start, end) runs of at most `most` items and about `budget` bytes (never empty)."""
+    runs, start, used = [], 0, 0
+    for i, size in enumerate(sizes):
+        if i > start and (i - start >= most or used + size > budget):
+            runs.append((start, i))
+            start, used = i, 0
+        used += size
+    if start < len(sizes):
+        runs.append((start, len(sizes)))
+    return runs
+
+
+def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: dict[str, int],
+                size: Callable[[dict[str, Any]], int]) -> EntityPlan:
+    """Group `facts` (those naming the entity) and decide which page each card is on."""
+    groups: dict[tuple[int, str], FactGroup] = {}
+    for fact in facts:
+        relation = fact.get("relation")
+        if relation is None or fact.get("status") == FORGOTTEN:
+            key, direction = (2, ""), FORGOTTEN
+        else:
+            direction = "out" if fact.get("subject") == entity_id else "in"
+            key = (0 if direction == "out" else 1, relation)
+        if key not in groups:
+            groups[key] = FactGroup(direction, relation if direction != FORGOTTEN else None, [])
+        groups[key].facts.append(fact)
+    ordered = [groups[key] for key in sorted(groups)]
+    for group in ordered:
+        group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
+        sizes = [size(f) for f in group.facts]
+        group.preview = chunks(sizes, PREVIEW_CARDS, PREVIEW_BYTES)[0][1] if sizes else 0
+        if group.preview < len(sizes):
+            group.pages = chunks(sizes, PAGE_CARDS, PAGE_BYTES)
+            what = FORGOTTEN if group.relation is None else f"{group.direction}-{_relation_key(group.relation)}"
+            group.names = [f"{stem(page)}--{what}-{n}.html" for n in range(1, len(group.pages) + 1)]
+    return EntityPlan(page, ordered)
+
+
+def card_size(names: Callable[[Any], str]) -> Callable[[dict[str, Any]], int]:
+    """About how many bytes a fact's card takes: its text, its ends' names and the markup."""
+    def size(fact: dict[str, Any]) -> int:
+        evidence = fact.get("evidence") or ()
+        return (CARD_BYTES + len(fact.get("description") or "") + sum(len(str(e)) for e in evidence)
+                + len(names(fact.get("subject"))) + len(names(fact.get("object"))))
+    return size
