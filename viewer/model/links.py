@@ -50,6 +50,12 @@ def slug(name: str) -> str:
     return text[:SLUG_LENGTH].rstrip("-") or "entity"
 
 
+def file_key(text: str) -> str:
+    """Any text (a relation, a maintenance kind) as part of a file name: its slug, then a hash of the
+    text, so `a_b` and `a-b` stay apart and nothing of the text but letters and digits reaches a path."""
+    return f"{slug(text)[:40]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
 def page_key(entity_id: str) -> str:
     """Lowercase hex (and dashes) that names an entity on disk; never the id's own text.
 

@@ -34,23 +34,26 @@ from ..atomic import remove
 from ..model.changes import changes_view
 from ..model.layout import compute_layout
 from ..model.link_graph import link_graph
-from ..model.links import SiteLinks, entity_page_names
+from ..model.links import SiteLinks, entity_page_names, file_key
 from ..model.palette import type_color
 from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import TimelineBuilder, entity_timeline
 from ..model.timeline_svg import MemoEscape, timeline_svg
+from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
-from ..report.page import (NavLink, SiteMode, build_context, check_format, dismissal_rows,
-                     environment)
-from .entity_page import EntityHead, entity_main, group_label, group_page, page_numbers, table_page
+from ..report.page import NavLink, SiteMode, build_context, check_format, environment
+from .entity_page import EntityHead, entity_main, group_label, group_page, page_numbers, pager, table_page
 from .entity_plan import EntityPlan, card_size, plan_entity, table_pages
 from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
 
 LEDGER_PAGE_SIZE = 500
-CONTESTED_LIMIT = 1000         # open contradictions shown with both facts; the rest are counted
-RESOLVED_LIMIT = 2000
+CONTESTED_LIMIT = 200          # open contradictions shown with both facts; the rest are counted (and listed
+RESOLVED_LIMIT = 1000          # on the maintenance pages); both keep contested.html under 1 MB
+MAINTENANCE_PREVIEW = 50       # rows of each maintenance group on maintenance.html
+MAINTENANCE_PAGE = 500         # rows on each of a group's pages of its own
+ENTITY_INDEX_PAGE = 1000       # entities on each page of entities/index
 SITE_CSP = "; ".join([
     "default-src 'none'",
     "script-src 'self'",       # our files only; no inline script runs (the data blocks are JSON)
@@ -75,6 +78,17 @@ class PageFrame:
     top: Markup
     bottom: Markup
     csp: str = SITE_CSP
+
+
+@dataclass(frozen=True)
+class MaintenanceGroup:
+    which: str              # "open" (the worklist) or "dismissed"
+    group: KindGroup
+    names: list[str]        # its pages of its own in maintenance/, when it has more than fit
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.which}-{file_key(self.group.kind)}"
 
 
 @dataclass(frozen=True)
@@ -189,14 +203,14 @@ class SiteBuild:
         for path, content in self.asset_files().items():
             emit(path, content)
         emit("index.html", self.index_page())
-        emit("entities/index.html", self.entities_page())
+        self.write_entity_index(emit)
         if split is None:
             self.write_entity_pages(self.snapshot["entities"], emit)
         else:
             split(self.snapshot["entities"], self.write_entity_pages)
         self.write_ledger_pages(emit)
         emit("contested.html", self.contested_page())
-        emit("maintenance.html", self.maintenance_page())
+        self.write_maintenance_pages(emit)
         if self.changes is not None:
             emit("changes.html", self.changes_page())
         emit("snapshot.json", json.dumps(self.snapshot, ensure_ascii=False, sort_keys=True,
@@ -229,7 +243,22 @@ class SiteBuild:
         return self.env.get_template("report.html").render(report=context)
 
     # -- entities -----------------------------------------------------------------------------
-    def entities_page(self) -> str:
+    def write_entity_index(self, emit: Emit) -> None:
+        """entities/index.html, and index-2.html onwards when there are more than a page holds."""
+        rows, live = self.entity_rows()
+        count = max(1, -(-len(rows) // ENTITY_INDEX_PAGE))
+        names = ["index.html"] + [f"index-{n}.html" for n in range(2, count + 1)]
+        for number, name in enumerate(names, start=1):
+            first = (number - 1) * ENTITY_INDEX_PAGE
+            shown = rows[first:first + ENTITY_INDEX_PAGE]
+            title = "Entities" if number == 1 else f"Entities, page {number}"
+            emit("entities/" + name, self.render(
+                "site_entities.html", page=self.frame("../", title, "entities"), rows=Markup("".join(shown)),
+                count=live, pager=Markup(pager(names, number, "Pages of the entity list") if count > 1 else ""),
+                number=number, pages=count, first=first + 1, last=first + len(shown)))
+
+    def entity_rows(self) -> tuple[list[str], int]:
+        """Every entity's row in the entity list (live ones by name, then merged ones), and how many live."""
         facts_of, rows = self.index.facts_of, []
         by_name = sorted(self.snapshot["entities"], key=lambda e: (str(e.get("name") or "").casefold(), e["id"]))
         live = [e for e in by_name if e.get("merged_into") is None]
@@ -247,8 +276,7 @@ class SiteBuild:
                         f'<td class="num">{len(facts):,}</td><td class="num">{current:,}</td>'
                         f'<td class="num">{contested_cell}</td>'
                         f'<td class="time">{h(short_record_time(entity.get("updated_at")))}</td></tr>')
-        return self.render("site_entities.html", page=self.frame("../", "Entities", "entities"),
-                           rows=Markup("".join(rows)), count=len(live))
+        return rows, len(live)
 
     def _entity_ledger_rows(self) -> dict[str, list[int]]:
         """Entity id -> indexes of the ledger rows that name it or one of its facts, newest first."""
@@ -354,17 +382,61 @@ class SiteBuild:
                                                      if c.get("resolution_reason") else "")
             rows.append(f'<tr><td class="refs">{facts}</td><td>{h(c.get("reason"))}</td><td>{why}</td>'
                         f'<td class="time">{h(short_record_time(c.get("resolved_at")))}</td></tr>')
-        return self.render("site_contested.html", page=self.frame("", "Contested", "contested"), open=open_views,
+        return self.render("site_contested.html", page=self.frame("", "Contested", "contested"), open=open_views, open_count=len(self.open_contradictions),
                            more_open=max(0, len(self.open_contradictions) - CONTESTED_LIMIT),
                            resolved=Markup("".join(rows)), resolved_count=len(resolved),
                            more_resolved=max(0, len(resolved) - RESOLVED_LIMIT))
 
+    # The worklist of a memory without evidence is 30,000 rows: each kind shows its first rows here
+    # and the rest on pages of their own in maintenance/.
+    def maintenance_groups(self) -> dict[str, list[MaintenanceGroup]]:
+        found: dict[str, list[MaintenanceGroup]] = {}
+        for which, groups in (("open", worklist_groups(self.snapshot)), ("dismissed", dismissal_groups(self.snapshot))):
+            found[which] = []
+            for group in groups:
+                count = -(-group.count // MAINTENANCE_PAGE) if group.count > MAINTENANCE_PREVIEW else 0
+                names = [f"{which}-{file_key(group.kind)}-{n}.html" for n in range(1, count + 1)]
+                found[which].append(MaintenanceGroup(which, group, names))
+        return found
+
+    def maintenance_row(self, group: MaintenanceGroup, row: dict[str, Any], items: SiteItems) -> str:
+        if group.which == "open":
+            refs = "".join(items.any_ref(str(r)) for r in row.get("refs") or ())
+            return (f'<tr><td>{h(row.get("summary") or "")}<div class="key-text">{h(row.get("key"))}</div></td>'
+                    f'<td class="refs">{refs}</td></tr>')
+        at = str(row.get("at") or "")
+        return (f'<tr><td><div class="key-text">{h(row.get("key"))}</div></td><td>{h(row.get("reason") or "")}</td>'
+                f'<td class="actor">{h(row.get("actor") or "")}</td>'
+                f'<td class="time"><time datetime="{h(at)}">{h(short_record_time(at))}</time></td></tr>')
+
     def maintenance_page(self) -> str:
-        worklist = [{"kind": str(i.get("kind")), "summary": str(i.get("summary") or ""), "key": str(i.get("key")),
-                     "refs": Markup("".join(self.top_items.any_ref(str(r)) for r in i.get("refs") or ()))}
-                    for i in self.snapshot.get("maintenance", [])]
+        views = {which: [{"kind": g.group.kind, "title": g.group.title, "count": g.group.count, "anchor": g.anchor,
+                          "shown": min(g.group.count, MAINTENANCE_PREVIEW),
+                          "pages": ["maintenance/" + name for name in g.names],
+                          "rows": Markup("".join(self.maintenance_row(g, row, self.top_items)
+                                                 for row in g.group.rows[:MAINTENANCE_PREVIEW]))}
+                         for g in groups] for which, groups in self.maintenance_groups().items()}
         return self.render("site_maintenance.html", page=self.frame("", "Maintenance", "maintenance"),
-                           worklist=worklist, dismissals=dismissal_rows(self.snapshot.get("dismissals", [])))
+                           worklist=views["open"], worklist_count=len(self.snapshot.get("maintenance") or []),
+                           dismissals=views["dismissed"], dismissals_count=len(self.snapshot.get("dismissals") or []),
+                           per_page=MAINTENANCE_PAGE)
+
+    def write_maintenance_pages(self, emit: Emit) -> None:
+        emit("maintenance.html", self.maintenance_page())
+        headings = {"open": ("summary", "concerns"), "dismissed": ("candidate", "reason", "by", "when (UTC)")}
+        for which, groups in self.maintenance_groups().items():
+            for g in groups:
+                for number, name in enumerate(g.names, start=1):
+                    first = (number - 1) * MAINTENANCE_PAGE
+                    rows = g.group.rows[first:first + MAINTENANCE_PAGE]
+                    html = self.render(
+                        "site_maintenance_group.html", page=self.frame("../", f"{g.group.title}, page {number}", "maintenance"),
+                        group={"kind": g.group.kind, "title": g.group.title, "count": g.group.count, "pages": g.names},
+                        number=number, first=first + 1, last=first + len(rows),
+                        table="worklist" if which == "open" else "dismissals", headings=headings[which],
+                        pager=Markup(pager(g.names, number, g.group.title)),
+                        rows=Markup("".join(self.maintenance_row(g, row, self.items) for row in rows)))
+                    emit("maintenance/" + name, html)
 
     def changes_page(self) -> str:
         assert self.changes is not None

@@ -12,11 +12,10 @@ other pages, and the link must name the page the card is on.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..model.links import slug
+from ..model.links import file_key
 from .items import STATUS_ORDER
 
 PREVIEW_CARDS = 10          # cards of a group on the entity's own page
@@ -42,7 +41,7 @@ class FactGroup:
 
     @property
     def anchor(self) -> str:
-        return "facts-" + (FORGOTTEN if self.relation is None else f"{self.direction}-{_relation_key(self.relation)}")
+        return "facts-" + (FORGOTTEN if self.relation is None else f"{self.direction}-{file_key(self.relation)}")
 
 
 @dataclass
@@ -58,11 +57,6 @@ class EntityPlan:
             if start <= position < end:
                 return name
         raise IndexError(position)
-
-
-def _relation_key(relation: str) -> str:
-    """A relation as part of a file name: its slug, and a hash, so `a_b` and `a-b` stay apart."""
-    return f"{slug(relation)[:40]}-{hashlib.sha256(relation.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def stem(page: str) -> str:
@@ -110,7 +104,7 @@ def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: d
         group.preview = chunks(sizes, PREVIEW_CARDS, PREVIEW_BYTES)[0][1] if sizes else 0
         if group.preview < len(sizes):
             group.pages = chunks(sizes, PAGE_CARDS, PAGE_BYTES)
-            what = FORGOTTEN if group.relation is None else f"{group.direction}-{_relation_key(group.relation)}"
+            what = FORGOTTEN if group.relation is None else f"{group.direction}-{file_key(group.relation)}"
             group.names = [f"{stem(page)}--{what}-{n}.html" for n in range(1, len(group.pages) + 1)]
     return EntityPlan(page, ordered)
 
