@@ -50,7 +50,8 @@ from .items import SiteItems, h
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 200          # open contradictions shown with both facts; the rest are counted (and listed
-RESOLVED_LIMIT = 1000          # on the maintenance pages); both keep contested.html under 1 MB
+RESOLVED_LIMIT = 1000          # on the maintenance pages); both keep contested.html under 1 MB,
+CONTESTED_BYTES = 500_000      # and so does a bound on the open ones' cards' text (long descriptions)
 MAINTENANCE_PREVIEW = 50       # rows of each maintenance group on maintenance.html
 MAINTENANCE_PAGE = 500         # rows on each of a group's pages of its own
 ENTITY_INDEX_PAGE = 1000       # entities on each page of entities/index
@@ -366,7 +367,11 @@ class SiteBuild:
     def contested_page(self) -> str:
         items = self.top_items
         open_views = []
+        size, used = card_size(self.index.name), 0
         for c in self.open_contradictions[:CONTESTED_LIMIT]:
+            used += sum(size(self.index.facts[f]) for f in c.get("facts", []) if f in self.index.facts)
+            if open_views and used > CONTESTED_BYTES:
+                break
             confidence = c.get("confidence")
             cards = [items.fact_card(self.index.facts[f]) if f in self.index.facts
                      else f'<p class="ref-missing">fact {h(str(f)[:8])} (gone)</p>' for f in c.get("facts", [])]
@@ -383,7 +388,7 @@ class SiteBuild:
             rows.append(f'<tr><td class="refs">{facts}</td><td>{h(c.get("reason"))}</td><td>{why}</td>'
                         f'<td class="time">{h(short_record_time(c.get("resolved_at")))}</td></tr>')
         return self.render("site_contested.html", page=self.frame("", "Contested", "contested"), open=open_views, open_count=len(self.open_contradictions),
-                           more_open=max(0, len(self.open_contradictions) - CONTESTED_LIMIT),
+                           more_open=len(self.open_contradictions) - len(open_views),
                            resolved=Markup("".join(rows)), resolved_count=len(resolved),
                            more_resolved=max(0, len(resolved) - RESOLVED_LIMIT))
 
