@@ -150,8 +150,9 @@ def environment() -> jinja2.Environment:
     return _ENV
 
 
-def ref_view(ref: str, index: SnapshotIndex, links: Links) -> RefView:
-    """A maintenance or ledger reference, labelled and linked; unknown ids stay plain text."""
+def ref_view(ref: str, index: SnapshotIndex, links: Links, contradictions: dict[str, dict[str, Any]]) -> RefView:
+    """A maintenance reference, labelled and linked (a contradiction to its first fact, as the page's
+    script links the rows it pages in); unknown ids stay plain text."""
     if ref in index.entities:
         href = links.entity(ref)
         return RefView("entity", ref, index.entities[ref]["name"], href or "") if href else RefView("other", ref, ref[:8])
@@ -159,12 +160,17 @@ def ref_view(ref: str, index: SnapshotIndex, links: Links) -> RefView:
         href = links.fact(ref)
         label = index.fact_text(index.facts[ref])
         return RefView("fact", ref, label, href) if href else RefView("other", ref, label)
+    if ref in contradictions:
+        first = next((f for f in contradictions[ref].get("facts", []) if links.fact(f)), None)
+        if first is not None:
+            return RefView("fact", first, f"contradiction {ref[:8]}", links.fact(first) or "")
     return RefView("other", ref, ref[:8])
 
 
 def work_items(rows: list[dict[str, Any]], index: SnapshotIndex, links: Links) -> list[WorkItem]:
+    contradictions = {c["id"]: c for c in index.snapshot.get("contradictions", [])}
     return [WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
-                     [ref_view(r, index, links) for r in i.get("refs") or []])
+                     [ref_view(r, index, links, contradictions) for r in i.get("refs") or []])
             for i in rows]
 
 
