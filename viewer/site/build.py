@@ -1,11 +1,13 @@
 """A snapshot as a static site: a folder to mail, commit or put on any static host.
 
     index.html                   the graph, as in the single-file report (its data inline)
-    entities/index.html          every entity, by name
-    entities/<slug>-<id8>.html   one page per entity: facts, timeline, history, provenance
+    entities/index.html, index-N every entity, by name, ENTITY_INDEX_PAGE a page
+    entities/<slug>-<id8>.html   one page per entity: facts by relation, timeline, history, provenance
+    entities/<slug>-<id8>--*     what does not fit on it, on pages of their own (entity_plan.py)
     ledger/index.html, page-N    the ledger, newest first, LEDGER_PAGE_SIZE rows a page
     contested.html               open contradictions with both facts; resolved ones
-    maintenance.html             the worklist and past dismissals with their reasons
+    maintenance.html             the worklist and past dismissals by kind, with their reasons
+    maintenance/                 each kind's rows past MAINTENANCE_PREVIEW, MAINTENANCE_PAGE a page
     changes.html                 changes since the previous snapshot (only when given)
     assets/                      our CSS and JS, vis-network from the installed pyvis
     snapshot.json                the memlens-snapshot/1 data (what the next regeneration diffs)
@@ -13,6 +15,7 @@
     manifest.json                version, dataset, format, hash, counts and every file's sha256
 
 Every link is relative and every page readable with scripts off; scripts only add interaction.
+No page grows with the memory: long lists are counted on the page and continued on pages of their own.
 Pages load nothing but the bundle's own files (CSP `'self'`), so the site opens from file:// and
 from a static server alike. The same snapshot gives the same bytes, and the site is built beside
 the target and swapped in, so a failure leaves the previous site whole.
