@@ -273,7 +273,8 @@ function createGraphView(memory, view, container, events) {
     if (selected && drawnEntities.has(selected.index)) {
       const around = focusAround(selected);
       highlight = { nodes: [...around].filter((e) => drawnEntities.has(e.index)).map((e) => e.id),
-                    edges: (drawnFactsOf.get(selected.index) || []).map((f) => f.id) };
+                    edges: (drawnFactsOf.get(selected.index) || [])
+                      .filter((f) => liveFacts.has(f.index) || retiredInVis.has(f.index)).map((f) => f.id) };
     }
     if (previous !== null || highlight !== null) requestRedraw();
   }
