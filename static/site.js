@@ -19,10 +19,13 @@ function wireEntityFilter() {
   });
 }
 
+// A row's card may be on one of the entity's other pages: then the graph page finds it.
 function wireTimelineRows() {
   for (const row of document.querySelectorAll(".timeline .tl-row[data-fact]")) {
     row.addEventListener("click", () => {
-      location.hash = "fact-" + row.dataset.fact;
+      const id = row.dataset.fact;
+      if (document.getElementById("fact-" + id)) location.hash = "fact-" + id;
+      else location.href = "../index.html#fact=" + encodeURIComponent(id);
     });
   }
 }
