@@ -137,7 +137,8 @@ function createGraphView(memory, view, container, events) {
   }
 
   function remember(item, style) {
-    lastStyle.set(style.id, JSON.stringify(style));
+    const { hidden, ...rest } = style;
+    lastStyle.set(style.id, { key: JSON.stringify(rest), hidden });
     return item;
   }
 
@@ -190,11 +191,20 @@ function createGraphView(memory, view, container, events) {
     };
   }
 
+  // What vis needs to hear of an item's new style: nothing when it is unchanged, only `hidden` when
+  // that is all that changed (time travel mostly shows and hides; vis merges every option it is
+  // handed, and whole styles for thousands of edges were most of an as-of change), else all of it.
   function changed(item) {
-    const key = JSON.stringify(item);
-    if (lastStyle.get(item.id) === key) return false;
-    lastStyle.set(item.id, key);
-    return true;
+    const { hidden, ...rest } = item;
+    const key = JSON.stringify(rest);
+    const last = lastStyle.get(item.id);
+    if (last && last.key === key) {
+      if (last.hidden === hidden) return null;
+      last.hidden = hidden;
+      return { id: item.id, hidden };
+    }
+    lastStyle.set(item.id, { key, hidden });
+    return item;
   }
 
   // Without physics vis redraws the whole canvas synchronously on every DataSet change (and on
@@ -232,17 +242,20 @@ function createGraphView(memory, view, container, events) {
       for (const entity of [styledSelection, view.selected]) {
         if (!entity || !drawnEntities.has(entity.index)) continue;
         const style = nodeStyle(entity);
-        if (changed(style)) nodeUpdates.push(style);
+        const patch = changed(style);
+        if (patch) nodeUpdates.push(patch);
       }
     } else {
       const showLabels = labelsShown();
       for (const index of drawnEntities) {
         const style = nodeStyle(memory.entities[index]);
-        if (changed(style)) nodeUpdates.push(style);
+        const patch = changed(style);
+        if (patch) nodeUpdates.push(patch);
       }
       for (const index of liveFacts) {
         const style = edgeStyle(memory.facts[index], showLabels);
-        if (changed(style)) edgeUpdates.push(style);
+        const patch = changed(style);
+        if (patch) edgeUpdates.push(patch);
       }
       for (const index of retiredCandidates()) {
         const fact = memory.facts[index], style = edgeStyle(fact, showLabels);
@@ -253,7 +266,10 @@ function createGraphView(memory, view, container, events) {
           retiredInVis.delete(index);
           lastStyle.delete(fact.id);
           edgeRemovals.push(fact.id);
-        } else if (!style.hidden && changed(style)) edgeUpdates.push(style);
+        } else if (!style.hidden) {
+          const patch = changed(style);
+          if (patch) edgeUpdates.push(patch);
+        }
       }
       stylesFor = { key, hiddenTypes: view.hiddenTypes };
     }
