@@ -17,9 +17,8 @@ import json
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..ids import short
 from .assembly import (ContradictionRecord, DismissalRecord, EntityRecord, FactRecord, LedgerEvent, SourceGraph,
@@ -53,9 +52,8 @@ def project_dataset_name(directory: Path) -> str:
     return _UNSAFE.sub("-", f"{base}-{digest}".casefold()).strip("-.")
 
 
-@dataclass(frozen=True)
-class _Event:
-    """One provenance row, its payload parsed (and read only for ids, numbers and keys)."""
+class _Event(NamedTuple):
+    """One provenance row; its payload is read only for ids, numbers and keys."""
 
     seq: int
     at: str
@@ -63,7 +61,12 @@ class _Event:
     action: str
     kind: str
     ref_id: str
-    payload: dict[str, Any]
+    payload_text: Any
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """Parsed when read, which few rows are: parsing all 63,000 of a 10,000-entity store took 0.13 s."""
+        return _parsed(self.payload_text)
 
 
 def read(source: SourceFile) -> SourceGraph:
@@ -87,12 +90,10 @@ def _provenance(source: SourceFile) -> list[_Event]:
     if not source.has("provenance", "id", "at", "actor", "action", "kind", "ref_id"):
         return []
     payload = source.column_or_null("provenance", "payload")
-    events = []
-    for row in source.rows(f"SELECT id, at, actor, action, kind, ref_id, {payload} FROM provenance ORDER BY id"):
-        events.append(_Event(int(row["id"]), record_time_of(row["at"]) or EPOCH_RECORD_TIME, text_of(row["actor"]),
-                             text_of(row["action"]), text_of(row["kind"]), text_of(row["ref_id"]),
-                             _parsed(row["payload"])))
-    return events
+    return [_Event(int(seq), record_time_of(at) or EPOCH_RECORD_TIME, text_of(actor), text_of(action), text_of(kind),
+                   text_of(ref_id), payload_text)
+            for seq, at, actor, action, kind, ref_id, payload_text
+            in source.rows(f"SELECT id, at, actor, action, kind, ref_id, {payload} FROM provenance ORDER BY id")]
 
 
 def _parsed(payload: Any) -> dict[str, Any]:
@@ -124,19 +125,27 @@ def _entities(source: SourceFile) -> list[EntityRecord]:
 
 def _merged_away(source: SourceFile, events: list[_Event]) -> list[EntityRecord]:
     """Entities a merge deleted, brought back as memlens shows them: named, merged into the kept one."""
+    merges = [e for e in events if e.action == "merge_entities"]
+    if not merges:
+        return []
     live = {text_of(row[0]) for row in source.rows("SELECT id FROM entities")}
     forgotten = {e.ref_id: e.at for e in events if e.kind == "entity" and e.action == "forget"}
-    merged: dict[str, EntityRecord] = {}
+    about: dict[str, list[_Event]] = defaultdict(list)
     for e in events:
-        if e.action != "merge_entities" or not isinstance(e.payload.get("dropped"), str):
+        if e.kind == "entity":
+            about[e.ref_id].append(e)
+    merged: dict[str, EntityRecord] = {}
+    for e in merges:
+        payload = e.payload
+        dropped = payload.get("dropped")
+        if not isinstance(dropped, str):
             continue
-        dropped = e.payload["dropped"]
         if dropped in live or forgotten.get(dropped, "") >= e.at:
             continue  # re-created since, or forgotten after: not a merged alias any more
-        mentions = [m for m in events if m.kind == "entity" and m.ref_id == dropped and m.seq < e.seq]
-        typed = [m.payload["type"] for m in mentions if isinstance(m.payload.get("type"), str)]
+        mentions = [m for m in about.get(dropped, []) if m.seq < e.seq]
+        typed = [t for t in (m.payload.get("type") for m in mentions) if isinstance(t, str)]
         merged[dropped] = EntityRecord(
-            id=dropped, name=text_of(e.payload.get("dropped_name")) or dropped, type=(typed or [DEFAULT_TYPE])[-1],
+            id=dropped, name=text_of(payload.get("dropped_name")) or dropped, type=(typed or [DEFAULT_TYPE])[-1],
             created_at=mentions[0].at if mentions else e.at, updated_at=e.at, merged_into=e.ref_id, merged_at=e.at,
         )
     # An alias stays only if its chain of merges ends at an entity the file still holds.
