@@ -169,10 +169,8 @@ def _facts(source: SourceFile, events: list[_Event]) -> list[FactRecord]:
         if e.kind == "relation":
             by_relation[e.ref_id].append(e)
     cols = ", ".join(source.column_or_null("relations", c) for c in _RELATION_COLUMNS)
-    records = []
-    for row in source.rows(f"SELECT id, source_id, target_id, name, created_at, {cols} FROM relations"):
-        rid = text_of(row["id"])
-        records.append(_live_fact(row, by_relation.pop(rid, [])))
+    records = [_live_fact(row, by_relation.pop(text_of(row[0]), []))
+               for row in source.rows(f"SELECT id, source_id, target_id, name, created_at, {cols} FROM relations")]
     removals = [e for e in events if e.action in ("forget", "merge_entities")]
     for rid, history in by_relation.items():
         if any(e.action in ("assert", "reassert", "supersede", "forget") for e in history):
@@ -181,30 +179,46 @@ def _facts(source: SourceFile, events: list[_Event]) -> list[FactRecord]:
 
 
 def _live_fact(row: Any, history: list[_Event]) -> FactRecord:
-    created = record_time_of(row["created_at"]) or EPOCH_RECORD_TIME
-    valid = {"valid_from": valid_time_of(row["valid_from"]), "valid_to": valid_time_of(row["valid_to"])}
-    earlier = [e for e in history if e.at < created]
-    if not any(e.action == "forget" for e in earlier):
-        earlier = []  # no earlier life that ended in a forget: those rows belong to this one
-    before = {e.seq for e in earlier}
-    present = [e for e in history if e.seq not in before]
-    states = _earlier_life(earlier) + [State(created, "current", **valid)] + _replayed(present, created, valid)
-    if row["superseded"]:
-        final = State("", "superseded", text_of(row["superseded_by"]) or None, row["supersession_reason"], **valid)
+    """A relation the file holds, in the columns _facts selects (read by position: by name took
+    0.06 s of 30,000 relations)."""
+    (rid, subject, obj, relation, created_at, description, evidence, updated_at, superseded, superseded_by,
+     supersession_reason, valid_from, valid_to, condition, advice, pitfall) = row
+    created = record_time_of(created_at) or EPOCH_RECORD_TIME
+    valid = {"valid_from": valid_time_of(valid_from), "valid_to": valid_time_of(valid_to)}
+    if not superseded and len(history) == 1 and history[0].action == "assert":
+        states, present = [State(created, "current", **valid)], history  # said once, never changed: most are
     else:
-        final = State("", "current", **valid)
-    if not states[-1].same_as(final):
-        # The row has the last word: memoose changed it without a provenance row (or the file is old).
-        since = max(record_time_of(row["updated_at"]) or created, states[-1].since)
-        states.append(State(since, final.status, final.superseded_by, final.reason, **valid))
-    first = [e for e in present if e.action == "assert"][:1] or present[:1]
+        earlier, present = _lives(history, created)
+        states = _earlier_life(earlier) + [State(created, "current", **valid)] + _replayed(present, created, valid)
+        if superseded:
+            final = State("", "superseded", text_of(superseded_by) or None, supersession_reason, **valid)
+        else:
+            final = State("", "current", **valid)
+        if not states[-1].same_as(final):
+            # The row has the last word: memoose changed it without a provenance row (or the file is old).
+            since = max(record_time_of(updated_at) or created, states[-1].since)
+            states.append(State(since, final.status, final.superseded_by, final.reason, **valid))
+    first = next((e for e in present if e.action == "assert"), present[0] if present else None)
+    evidence = text_of(evidence)
     return FactRecord(
-        id=text_of(row["id"]), subject=text_of(row["source_id"]), relation=text_of(row["name"]),
-        object=text_of(row["target_id"]), states=states, description=_description(row),
-        evidence=[text_of(row["evidence"])] if text_of(row["evidence"]).strip() else [],
-        actor=(first[0].actor if first else "") or TOOL,
+        id=text_of(rid), subject=text_of(subject), relation=text_of(relation), object=text_of(obj), states=states,
+        description=_description(description, condition, advice, pitfall),
+        evidence=[evidence] if evidence.strip() else [],
+        actor=(first.actor if first else "") or TOOL,
         reassertions=sum(1 for e in present if e.action == "reassert"),
     )
+
+
+def _lives(history: list[_Event], created: str) -> tuple[list[_Event], list[_Event]]:
+    """A relation's rows split into those of a forgotten earlier life of the same triple (before
+    `created`, ending in a forget) and those of the life the file holds."""
+    if not any(e.action == "forget" for e in history):
+        return [], history  # one life, as nearly every relation has
+    earlier = [e for e in history if e.at < created]
+    if not any(e.action == "forget" for e in earlier):
+        return [], history  # no earlier life that ended in a forget: those rows belong to this one
+    before = {e.seq for e in earlier}
+    return earlier, [e for e in history if e.seq not in before]
 
 
 def _earlier_life(events: list[_Event]) -> list[State]:
@@ -227,8 +241,8 @@ def _replayed(history: list[_Event], created: str, valid: dict[str, str | None])
             states.append(State(at, "forgotten"))
             status = "forgotten"
         elif e.action == "supersede" and status != "forgotten":
-            by = e.payload.get("superseded_by")
-            reason = e.payload.get("reason")
+            payload = e.payload
+            by, reason = payload.get("superseded_by"), payload.get("reason")
             states.append(State(at, "superseded", by if isinstance(by, str) else None,
                                 reason if isinstance(reason, str) else None, **valid))
             status = "superseded"
@@ -240,11 +254,12 @@ def _replayed(history: list[_Event], created: str, valid: dict[str, str | None])
     return states
 
 
-def _description(row: Any) -> str:
-    description = text_of(row["description"])
+def _description(description: Any, *procedure: Any) -> str:
+    """The relation's description, or else its procedure (condition, advice, pitfall) in words."""
+    description = text_of(description)
     if description:
         return description
-    condition, advice, pitfall = (text_of(row[c]).strip() for c in ("condition", "advice", "pitfall"))
+    condition, advice, pitfall = (text_of(value).strip() for value in procedure)
     parts = []
     if condition or advice:
         parts.append(f"When {condition or 'taken'}: {advice or 'proceed'}.")
