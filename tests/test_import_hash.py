@@ -75,3 +75,4 @@ def test_an_epoch_reads_as_the_record_time_datetime_formats(epoch: float):
     expected = strftime_record_time(datetime.fromtimestamp(epoch, timezone.utc))
     assert record_time_of(epoch) == expected
     assert record_time_of(1_772_442_600.0) == "2026-03-02T09:10:00.000000Z"
+    assert record_time_of(1e20) is None and record_time_of(float("nan")) is None  # unreadable, not an error
