@@ -387,23 +387,25 @@ _KINDS = {"relation": "fact", "candidate": "dismissal", "relation_name": "relati
 
 def _ledger_event(e: _Event) -> LedgerEvent:
     """A provenance row as a ledger row: ids, names of relations and types, numbers; never text."""
-    action, kind = _ACTIONS.get((e.action, e.kind), (e.action, _KINDS.get(e.kind, e.kind)))
-    ref = as_uuid(e.ref_id)
-    refs = [e.ref_id] if ref else []
+    action, kind = _ACTIONS.get((e.action, e.kind)) or (e.action, _KINDS.get(e.kind, e.kind))
+    refs = [e.ref_id] if as_uuid(e.ref_id) else []
     payload: dict[str, Any] = {"source_action": e.action} if action != e.action else {}
     if action == "supersede":
-        by = e.payload.get("superseded_by")
+        said = e.payload
+        by = said.get("superseded_by")
         refs += [by] if isinstance(by, str) and as_uuid(by) else []
-        payload["automatic"] = "relation_id" in e.payload  # memoose's functional ordering wrote it
+        payload["automatic"] = "relation_id" in said  # memoose's functional ordering wrote it
     elif action == "contest":
-        refs += [v for v in (e.payload.get("first"), e.payload.get("second")) if isinstance(v, str) and as_uuid(v)]
-        if isinstance(e.payload.get("confidence"), (int, float)):
-            payload["confidence"] = e.payload["confidence"]
+        said = e.payload
+        refs += [v for v in (said.get("first"), said.get("second")) if isinstance(v, str) and as_uuid(v)]
+        if isinstance(said.get("confidence"), (int, float)):
+            payload["confidence"] = said["confidence"]
     elif action == "merge":
-        dropped = e.payload.get("dropped")
+        said = e.payload
+        dropped = said.get("dropped")
         refs += [dropped] if isinstance(dropped, str) and as_uuid(dropped) else []
-        if isinstance(e.payload.get("relations_repointed"), int):
-            payload["relations_repointed"] = e.payload["relations_repointed"]
+        if isinstance(said.get("relations_repointed"), int):
+            payload["relations_repointed"] = said["relations_repointed"]
     elif action == "dismiss":
         refs = [i for i in uuids_in(e.ref_id) if i]
         payload["key"] = e.ref_id
