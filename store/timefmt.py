@@ -9,10 +9,14 @@ RECORD_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def record_time(moment: datetime) -> str:
-    """A record time: UTC with microseconds, so string order is time order."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime(RECORD_FORMAT)
+    """A record time: UTC with microseconds, so string order is time order. A naive moment is UTC."""
+    if moment.tzinfo is not None and moment.tzinfo is not timezone.utc:
+        moment = moment.astimezone(timezone.utc)
+    if moment.year < 1000:  # strftime writes these years without leading zeros; isoformat would pad them
+        return moment.strftime(RECORD_FORMAT)
+    # isoformat is C all the way, strftime with %f is not: 0.1 s less in reading a 10,000-entity
+    # memoose store (113,000 record times), 0.17 s instead of 0.28
+    return moment.isoformat(timespec="microseconds")[:26] + "Z"
 
 
 def utc_now() -> datetime:

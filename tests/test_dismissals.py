@@ -1,6 +1,8 @@
 """Dismissals are keyed on the candidate and what it covers: news re-opens the question."""
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from memlens.store.facts import FactInput
 
 
@@ -59,11 +61,15 @@ def test_the_snapshot_carries_the_same_worklist_the_store_gives(tmp_path):
     from memlens.store import demo
 
     with demo.build(tmp_path / "demo.sqlite") as memory:
-        from_store = [c.as_dict() for c in memory.worklist()]
+        candidates = memory.worklist()
         from_snapshot = memory.snapshot()["maintenance"]
+    from_store = [c.as_dict() for c in candidates]
     assert len(from_store) >= 4
     assert {c["kind"] for c in from_store} == {"hotspot", "contradiction", "unsupported"}
     assert from_snapshot == from_store
+    # every field of a candidate, in field order, with its refs as a list
+    for candidate, written in zip(candidates, from_store):
+        assert list(written.items()) == list(dict(asdict(candidate), refs=list(candidate.refs)).items())
 
 
 def test_dismiss_sees_the_candidates_the_worklist_has_for_every_prefix_of_every_key(tmp_path):

@@ -12,7 +12,7 @@ from import_fixtures import build_memoose
 from viewer_fixtures import SnapshotBuilder
 
 from memlens.store.errors import InvalidInput
-from memlens.store.ids import derived_id, usable_id
+from memlens.store.ids import all_usable, derived_id, usable_id
 from memlens.store.importers import read_snapshot
 from memlens.store.memory import Memory
 from memlens.store.snapshot_load import load_into
@@ -90,6 +90,13 @@ def test_usable_ids_are_printable_text_of_bounded_length():
         assert usable_id(good), good
     for bad in ("", "a\0b", "tab\there", "\ud800", "\ufffe", "x" * 257, None, 42):
         assert not usable_id(bad), bad
+
+
+def test_ids_checked_all_at_once_agree_with_checking_each():
+    good = ["6f1c2a4e-9b7d-5e3a-8c41-2d0f6b9e7a15", "ent_42", "x/../y", "émile", "x" * 256]
+    assert all_usable(good + [None]) and all_usable([None]) and all_usable([])
+    for bad in ("", "a\0b", "tab\there", "\ud800", "\ufffe", "x" * 257, 42):
+        assert not all_usable(good + [bad] + good), bad
 
 
 def test_loading_a_snapshot_with_an_unusable_id_is_refused_and_writes_nothing(tmp_path):

@@ -17,9 +17,8 @@ import json
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..ids import short
 from .assembly import (ContradictionRecord, DismissalRecord, EntityRecord, FactRecord, LedgerEvent, SourceGraph,
@@ -53,9 +52,8 @@ def project_dataset_name(directory: Path) -> str:
     return _UNSAFE.sub("-", f"{base}-{digest}".casefold()).strip("-.")
 
 
-@dataclass(frozen=True)
-class _Event:
-    """One provenance row, its payload parsed (and read only for ids, numbers and keys)."""
+class _Event(NamedTuple):
+    """One provenance row; its payload is read only for ids, numbers and keys."""
 
     seq: int
     at: str
@@ -63,7 +61,12 @@ class _Event:
     action: str
     kind: str
     ref_id: str
-    payload: dict[str, Any]
+    payload_text: Any
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """Parsed when read, which few rows are: parsing all 63,000 of a 10,000-entity store took 0.13 s."""
+        return _parsed(self.payload_text)
 
 
 def read(source: SourceFile) -> SourceGraph:
@@ -87,12 +90,10 @@ def _provenance(source: SourceFile) -> list[_Event]:
     if not source.has("provenance", "id", "at", "actor", "action", "kind", "ref_id"):
         return []
     payload = source.column_or_null("provenance", "payload")
-    events = []
-    for row in source.rows(f"SELECT id, at, actor, action, kind, ref_id, {payload} FROM provenance ORDER BY id"):
-        events.append(_Event(int(row["id"]), record_time_of(row["at"]) or EPOCH_RECORD_TIME, text_of(row["actor"]),
-                             text_of(row["action"]), text_of(row["kind"]), text_of(row["ref_id"]),
-                             _parsed(row["payload"])))
-    return events
+    return [_Event(int(seq), record_time_of(at) or EPOCH_RECORD_TIME, text_of(actor), text_of(action), text_of(kind),
+                   text_of(ref_id), payload_text)
+            for seq, at, actor, action, kind, ref_id, payload_text
+            in source.rows(f"SELECT id, at, actor, action, kind, ref_id, {payload} FROM provenance ORDER BY id")]
 
 
 def _parsed(payload: Any) -> dict[str, Any]:
@@ -124,19 +125,27 @@ def _entities(source: SourceFile) -> list[EntityRecord]:
 
 def _merged_away(source: SourceFile, events: list[_Event]) -> list[EntityRecord]:
     """Entities a merge deleted, brought back as memlens shows them: named, merged into the kept one."""
+    merges = [e for e in events if e.action == "merge_entities"]
+    if not merges:
+        return []
     live = {text_of(row[0]) for row in source.rows("SELECT id FROM entities")}
     forgotten = {e.ref_id: e.at for e in events if e.kind == "entity" and e.action == "forget"}
-    merged: dict[str, EntityRecord] = {}
+    about: dict[str, list[_Event]] = defaultdict(list)
     for e in events:
-        if e.action != "merge_entities" or not isinstance(e.payload.get("dropped"), str):
+        if e.kind == "entity":
+            about[e.ref_id].append(e)
+    merged: dict[str, EntityRecord] = {}
+    for e in merges:
+        payload = e.payload
+        dropped = payload.get("dropped")
+        if not isinstance(dropped, str):
             continue
-        dropped = e.payload["dropped"]
         if dropped in live or forgotten.get(dropped, "") >= e.at:
             continue  # re-created since, or forgotten after: not a merged alias any more
-        mentions = [m for m in events if m.kind == "entity" and m.ref_id == dropped and m.seq < e.seq]
-        typed = [m.payload["type"] for m in mentions if isinstance(m.payload.get("type"), str)]
+        mentions = [m for m in about.get(dropped, []) if m.seq < e.seq]
+        typed = [t for t in (m.payload.get("type") for m in mentions) if isinstance(t, str)]
         merged[dropped] = EntityRecord(
-            id=dropped, name=text_of(e.payload.get("dropped_name")) or dropped, type=(typed or [DEFAULT_TYPE])[-1],
+            id=dropped, name=text_of(payload.get("dropped_name")) or dropped, type=(typed or [DEFAULT_TYPE])[-1],
             created_at=mentions[0].at if mentions else e.at, updated_at=e.at, merged_into=e.ref_id, merged_at=e.at,
         )
     # An alias stays only if its chain of merges ends at an entity the file still holds.
@@ -160,10 +169,8 @@ def _facts(source: SourceFile, events: list[_Event]) -> list[FactRecord]:
         if e.kind == "relation":
             by_relation[e.ref_id].append(e)
     cols = ", ".join(source.column_or_null("relations", c) for c in _RELATION_COLUMNS)
-    records = []
-    for row in source.rows(f"SELECT id, source_id, target_id, name, created_at, {cols} FROM relations"):
-        rid = text_of(row["id"])
-        records.append(_live_fact(row, by_relation.pop(rid, [])))
+    records = [_live_fact(row, by_relation.pop(text_of(row[0]), []))
+               for row in source.rows(f"SELECT id, source_id, target_id, name, created_at, {cols} FROM relations")]
     removals = [e for e in events if e.action in ("forget", "merge_entities")]
     for rid, history in by_relation.items():
         if any(e.action in ("assert", "reassert", "supersede", "forget") for e in history):
@@ -172,30 +179,46 @@ def _facts(source: SourceFile, events: list[_Event]) -> list[FactRecord]:
 
 
 def _live_fact(row: Any, history: list[_Event]) -> FactRecord:
-    created = record_time_of(row["created_at"]) or EPOCH_RECORD_TIME
-    valid = {"valid_from": valid_time_of(row["valid_from"]), "valid_to": valid_time_of(row["valid_to"])}
-    earlier = [e for e in history if e.at < created]
-    if not any(e.action == "forget" for e in earlier):
-        earlier = []  # no earlier life that ended in a forget: those rows belong to this one
-    before = {e.seq for e in earlier}
-    present = [e for e in history if e.seq not in before]
-    states = _earlier_life(earlier) + [State(created, "current", **valid)] + _replayed(present, created, valid)
-    if row["superseded"]:
-        final = State("", "superseded", text_of(row["superseded_by"]) or None, row["supersession_reason"], **valid)
+    """A relation the file holds, in the columns _facts selects (read by position: by name took
+    0.06 s of 30,000 relations)."""
+    (rid, subject, obj, relation, created_at, description, evidence, updated_at, superseded, superseded_by,
+     supersession_reason, valid_from, valid_to, condition, advice, pitfall) = row
+    created = record_time_of(created_at) or EPOCH_RECORD_TIME
+    valid = {"valid_from": valid_time_of(valid_from), "valid_to": valid_time_of(valid_to)}
+    if not superseded and len(history) == 1 and history[0].action == "assert":
+        states, present = [State(created, "current", **valid)], history  # said once, never changed: most are
     else:
-        final = State("", "current", **valid)
-    if not states[-1].same_as(final):
-        # The row has the last word: memoose changed it without a provenance row (or the file is old).
-        since = max(record_time_of(row["updated_at"]) or created, states[-1].since)
-        states.append(State(since, final.status, final.superseded_by, final.reason, **valid))
-    first = [e for e in present if e.action == "assert"][:1] or present[:1]
+        earlier, present = _lives(history, created)
+        states = _earlier_life(earlier) + [State(created, "current", **valid)] + _replayed(present, created, valid)
+        if superseded:
+            final = State("", "superseded", text_of(superseded_by) or None, supersession_reason, **valid)
+        else:
+            final = State("", "current", **valid)
+        if not states[-1].same_as(final):
+            # The row has the last word: memoose changed it without a provenance row (or the file is old).
+            since = max(record_time_of(updated_at) or created, states[-1].since)
+            states.append(State(since, final.status, final.superseded_by, final.reason, **valid))
+    first = next((e for e in present if e.action == "assert"), present[0] if present else None)
+    evidence = text_of(evidence)
     return FactRecord(
-        id=text_of(row["id"]), subject=text_of(row["source_id"]), relation=text_of(row["name"]),
-        object=text_of(row["target_id"]), states=states, description=_description(row),
-        evidence=[text_of(row["evidence"])] if text_of(row["evidence"]).strip() else [],
-        actor=(first[0].actor if first else "") or TOOL,
+        id=text_of(rid), subject=text_of(subject), relation=text_of(relation), object=text_of(obj), states=states,
+        description=_description(description, condition, advice, pitfall),
+        evidence=[evidence] if evidence.strip() else [],
+        actor=(first.actor if first else "") or TOOL,
         reassertions=sum(1 for e in present if e.action == "reassert"),
     )
+
+
+def _lives(history: list[_Event], created: str) -> tuple[list[_Event], list[_Event]]:
+    """A relation's rows split into those of a forgotten earlier life of the same triple (before
+    `created`, ending in a forget) and those of the life the file holds."""
+    if not any(e.action == "forget" for e in history):
+        return [], history  # one life, as nearly every relation has
+    earlier = [e for e in history if e.at < created]
+    if not any(e.action == "forget" for e in earlier):
+        return [], history  # no earlier life that ended in a forget: those rows belong to this one
+    before = {e.seq for e in earlier}
+    return earlier, [e for e in history if e.seq not in before]
 
 
 def _earlier_life(events: list[_Event]) -> list[State]:
@@ -218,8 +241,8 @@ def _replayed(history: list[_Event], created: str, valid: dict[str, str | None])
             states.append(State(at, "forgotten"))
             status = "forgotten"
         elif e.action == "supersede" and status != "forgotten":
-            by = e.payload.get("superseded_by")
-            reason = e.payload.get("reason")
+            payload = e.payload
+            by, reason = payload.get("superseded_by"), payload.get("reason")
             states.append(State(at, "superseded", by if isinstance(by, str) else None,
                                 reason if isinstance(reason, str) else None, **valid))
             status = "superseded"
@@ -231,11 +254,12 @@ def _replayed(history: list[_Event], created: str, valid: dict[str, str | None])
     return states
 
 
-def _description(row: Any) -> str:
-    description = text_of(row["description"])
+def _description(description: Any, *procedure: Any) -> str:
+    """The relation's description, or else its procedure (condition, advice, pitfall) in words."""
+    description = text_of(description)
     if description:
         return description
-    condition, advice, pitfall = (text_of(row[c]).strip() for c in ("condition", "advice", "pitfall"))
+    condition, advice, pitfall = (text_of(value).strip() for value in procedure)
     parts = []
     if condition or advice:
         parts.append(f"When {condition or 'taken'}: {advice or 'proceed'}.")
@@ -363,23 +387,25 @@ _KINDS = {"relation": "fact", "candidate": "dismissal", "relation_name": "relati
 
 def _ledger_event(e: _Event) -> LedgerEvent:
     """A provenance row as a ledger row: ids, names of relations and types, numbers; never text."""
-    action, kind = _ACTIONS.get((e.action, e.kind), (e.action, _KINDS.get(e.kind, e.kind)))
-    ref = as_uuid(e.ref_id)
-    refs = [e.ref_id] if ref else []
+    action, kind = _ACTIONS.get((e.action, e.kind)) or (e.action, _KINDS.get(e.kind, e.kind))
+    refs = [e.ref_id] if as_uuid(e.ref_id) else []
     payload: dict[str, Any] = {"source_action": e.action} if action != e.action else {}
     if action == "supersede":
-        by = e.payload.get("superseded_by")
+        said = e.payload
+        by = said.get("superseded_by")
         refs += [by] if isinstance(by, str) and as_uuid(by) else []
-        payload["automatic"] = "relation_id" in e.payload  # memoose's functional ordering wrote it
+        payload["automatic"] = "relation_id" in said  # memoose's functional ordering wrote it
     elif action == "contest":
-        refs += [v for v in (e.payload.get("first"), e.payload.get("second")) if isinstance(v, str) and as_uuid(v)]
-        if isinstance(e.payload.get("confidence"), (int, float)):
-            payload["confidence"] = e.payload["confidence"]
+        said = e.payload
+        refs += [v for v in (said.get("first"), said.get("second")) if isinstance(v, str) and as_uuid(v)]
+        if isinstance(said.get("confidence"), (int, float)):
+            payload["confidence"] = said["confidence"]
     elif action == "merge":
-        dropped = e.payload.get("dropped")
+        said = e.payload
+        dropped = said.get("dropped")
         refs += [dropped] if isinstance(dropped, str) and as_uuid(dropped) else []
-        if isinstance(e.payload.get("relations_repointed"), int):
-            payload["relations_repointed"] = e.payload["relations_repointed"]
+        if isinstance(said.get("relations_repointed"), int):
+            payload["relations_repointed"] = said["relations_repointed"]
     elif action == "dismiss":
         refs = [i for i in uuids_in(e.ref_id) if i]
         payload["key"] = e.ref_id
