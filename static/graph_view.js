@@ -11,6 +11,10 @@
 const DIM_VEIL = 0.84; // the share of the background laid over what is not highlighted
 const EXPAND_LIMIT = 400;
 const EDGE_LABEL_LIMIT = 400;
+const EDGE_FONT_PX = 11;
+const EDGE_LABEL_SCALE = 1.1; // relation names join in once the links are long enough to hold them
+const READABLE_PX = 11; // the first view of a graph this small shows every label at least this large
+const READABLE_LIMIT = 200;
 
 function themeColors() {
   const css = getComputedStyle(document.documentElement);
@@ -102,9 +106,11 @@ function createGraphView(memory, view, container, events) {
         }
       }
     }
+    relabel();
     const showLabels = labelsShown();
-    const newNodes = fresh.map((entity) => remember({ ...nodeStyle(entity), label: clip(entity.name, 40), x: entity.x,
-                                                      y: entity.y }, nodeStyle(entity)));
+    const newNodes = fresh.map((entity) => remember({ ...nodeStyle(entity), label: nodeLabel(entity), x: entity.x,
+                                                      y: entity.y, title: entity.name.length > LABEL_CHARS ? entity.name : undefined },
+                                                    nodeStyle(entity)));
     const newEdges = newFacts.map((fact) => edgeItem(fact, edgeStyle(fact, showLabels)));
     for (const fact of newRetired) {
       const style = edgeStyle(fact, showLabels);
@@ -122,19 +128,13 @@ function createGraphView(memory, view, container, events) {
     return fresh.length;
   }
 
-  // Node sizes follow the degree as vis's `value` scaling would (8-24 px, labels 15-20 px), but
-  // over every entity rather than the drawn ones: vis rescaled every node on every DataSet change
-  // when items had a `value`, and revealing a leaf resized the whole drawing.
-  const nodeValue = (entity) => Math.max(1, entity.degree);
-  const valueRange = { low: Infinity, high: -Infinity };
-  for (const entity of memory.entities) {
-    valueRange.low = Math.min(valueRange.low, nodeValue(entity));
-    valueRange.high = Math.max(valueRange.high, nodeValue(entity));
-  }
-  function nodeScale(entity) {
-    const { low, high } = valueRange;
-    return high === low ? 0.5 : Math.max(0, (nodeValue(entity) - low) / (high - low));
-  }
+  // Dot sizes follow the degree over every entity rather than the drawn ones (vis's `value`
+  // scaling rescaled every node on every DataSet change, and revealing a leaf resized the whole
+  // drawing); the layout reserved room for them with the same rule (node_labels.js).
+  let highestDegree = 0;
+  for (const entity of memory.entities) highestDegree = Math.max(highestDegree, entity.degree);
+  // The zoom each drawn entity's label waits for, recomputed whenever entities are added.
+  let labelScale = new Map();
 
   function remember(item, style) {
     const { hidden, ...rest } = style;
@@ -159,33 +159,48 @@ function createGraphView(memory, view, container, events) {
     return entityExistsAt(entity, view.asOfRecord) && !view.hiddenTypes.has(entity.typeName);
   }
 
+  // Entities whose label scale changed since they were last styled.
+  const relabelled = new Set();
+  function relabel() {
+    const drawn = [...drawnEntities].map((index) => memory.entities[index]);
+    const next = labelScales(drawn, highestDegree);
+    for (const [entity, scale] of next) if (labelScale.get(entity) !== scale) relabelled.add(entity);
+    labelScale = next;
+  }
+
   function nodeStyle(entity) {
     const shown = entityShown(entity);
     const selected = view.selected === entity;
-    const scale = nodeScale(entity);
+    const waits = Math.max(labelScale.get(entity) || 0, LEGIBLE_PX / LABEL_FONT_PX);
     return {
-      id: entity.id, hidden: !shown, opacity: 1, size: 8 + scale * 16,
+      id: entity.id, hidden: !shown, opacity: 1, size: dotRadius(entity.degree, highestDegree),
       borderWidth: selected ? 4 : 1.5,
       color: { background: entity.color, border: selected ? theme.accent : entity.color,
                highlight: { background: entity.color, border: theme.accent },
                hover: { background: entity.color, border: theme.text } },
-      font: { color: theme.text, strokeColor: theme.background, size: 15 + scale * 5 },
+      font: { color: theme.text, strokeColor: theme.background, size: LABEL_FONT_PX },
+      // vis hides a label while size * scale < drawThreshold - 1
+      scaling: { label: { enabled: false, drawThreshold: LABEL_FONT_PX * waits + 1, maxVisible: LABEL_FONT_PX } },
     };
   }
 
+  // The selection's own links show their names at any legible zoom; the others once zoomed in.
   function edgeStyle(fact, showLabels) {
     const look = factAppearance(fact, view);
     const endsShown = entityShown(fact.subjectEntity) && entityShown(fact.objectEntity);
     const hidden = !look.shown || !endsShown;
     const color = look.retired ? theme.retired : look.contested ? theme.contested : theme.edge;
     const label = showLabels ? clip(fact.relationName, 32) + (look.contested ? "  \u26a0 contested" : "") : undefined;
+    const own = view.selected !== null && (fact.subjectEntity === view.selected || fact.objectEntity === view.selected);
     return {
       id: fact.id, hidden, label: label || "",
       dashes: look.retired ? [5, 5] : false,
       width: look.contested ? 2.6 : look.retired ? 1 : 1.4,
       color: { color, highlight: theme.accent, hover: color, opacity: look.retired ? 0.75 : 0.9 },
       font: { color: look.contested ? theme.contested : theme.text, strokeColor: theme.background,
-              size: 12, strokeWidth: 4, align: "middle" },
+              size: EDGE_FONT_PX, strokeWidth: 4, align: "middle" },
+      scaling: { label: { enabled: false, drawThreshold: (own ? LEGIBLE_PX : EDGE_FONT_PX * EDGE_LABEL_SCALE) + 1,
+                          maxVisible: EDGE_FONT_PX } },
       smooth: fact.curve ? { enabled: true, type: fact.curve % 2 ? "curvedCW" : "curvedCCW",
                              roundness: 0.18 * Math.ceil(fact.curve / 2) } : { enabled: false },
     };
@@ -239,11 +254,18 @@ function createGraphView(memory, view, container, events) {
     const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, theme, labelsShown()];
     const same = stylesFor !== null && view.hiddenTypes === stylesFor.hiddenTypes && key.every((v, i) => v === stylesFor.key[i]);
     if (same) {
-      for (const entity of [styledSelection, view.selected]) {
+      const showLabels = labelsShown();
+      for (const entity of new Set([styledSelection, view.selected, ...relabelled])) {
         if (!entity || !drawnEntities.has(entity.index)) continue;
         const style = nodeStyle(entity);
         const patch = changed(style);
         if (patch) nodeUpdates.push(patch);
+        if (entity !== styledSelection && entity !== view.selected) continue;
+        for (const fact of drawnFactsOf.get(entity.index) || []) {  // their labels follow the selection
+          if (!liveFacts.has(fact.index) && !retiredInVis.has(fact.index)) continue;
+          const look = changed(edgeStyle(fact, showLabels));
+          if (look) edgeUpdates.push(look);
+        }
       }
     } else {
       const showLabels = labelsShown();
@@ -274,6 +296,7 @@ function createGraphView(memory, view, container, events) {
       stylesFor = { key, hiddenTypes: view.hiddenTypes };
     }
     styledSelection = view.selected;
+    relabelled.clear();
     if (nodeUpdates.length) nodes.update(nodeUpdates);
     if (edgeRemovals.length) edges.remove(edgeRemovals);
     if (edgeAdds.length) edges.add(edgeAdds);
@@ -325,15 +348,17 @@ function createGraphView(memory, view, container, events) {
     autoResize: true,
     physics: { enabled: false },
     layout: { improvedLayout: false, randomSeed: 1 },
-    interaction: { hover: true, selectConnectedEdges: false, keyboard: { enabled: true, bindToWindow: false }, multiselect: false,
+    // autoFocus off: vis focused the canvas on every mouse move, and the browser scrolled the
+    // page to show it, moving the node away from under the pointer before the first click
+    interaction: { hover: true, selectConnectedEdges: false, multiselect: false,
+                   keyboard: { enabled: true, bindToWindow: false, autoFocus: false },
                    hideEdgesOnDrag: memory.entities.length > 2000, tooltipDelay: 150, navigationButtons: false },
     // Labels appear only once they would be legible: a zoomed-out overview shows shape, not text.
-    nodes: { shape: "dot", scaling: { min: 8, max: 24, label: { enabled: true, min: 15, max: 20, drawThreshold: 7 } },
-             font: { face: "system-ui, -apple-system, Segoe UI, sans-serif", size: 15, strokeWidth: 4 } },
+    nodes: { shape: "dot", font: { face: LABEL_FACE, size: LABEL_FONT_PX, strokeWidth: LABEL_STROKE_PX } },
     edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5,
-             scaling: { label: { enabled: false, drawThreshold: 8 } } },
+             font: { face: LABEL_FACE } },
   });
-  network.fit({ animation: false }); // without physics vis does not fit on its own
+  firstView();
   network.on("afterDrawing", drawHighlight);
 
   network.on("click", (params) => {
@@ -346,6 +371,17 @@ function createGraphView(memory, view, container, events) {
   });
   network.on("hoverNode", () => { container.classList.add("is-pointing"); });
   network.on("blurNode", () => { container.classList.remove("is-pointing"); });
+
+  // Without physics vis does not fit on its own. A small graph is shown at a zoom where every
+  // label is READABLE_PX or larger, and no larger than its natural size: when it does not fit
+  // at that zoom, the view is centred on it and the edges are a drag away.
+  function firstView() {
+    network.fit({ animation: false });
+    if (drawnEntities.size > READABLE_LIMIT) return;
+    const fitted = network.getScale();
+    const scale = Math.min(Math.max(fitted, READABLE_PX / LABEL_FONT_PX), 1);
+    if (scale !== fitted) network.moveTo({ scale, position: network.getViewPosition(), animation: false });
+  }
 
   function reveal(entity) {
     return batch(() => {

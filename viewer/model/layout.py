@@ -1,10 +1,15 @@
 """Deterministic node positions computed at build time, so the browser runs no physics.
 
-A force layout is only affordable for a few hundred nodes, so the most connected entities (the
-core) get a seeded force layout (Fruchterman-Reingold, as networkx's spring_layout, written out
-over flat coordinate arrays because that is five times faster) and everything else is placed
-around an already placed neighbour on a sunflower spiral. That is linear in the graph size and keeps 10,000 entities
-well inside the render budget, while small graphs (all core) get the nicer force layout.
+A small graph (up to CORE_LIMIT entities) is laid out for reading: each connected component gets
+a seeded force layout (Fruchterman-Reingold, as networkx's spring_layout, written out over flat
+coordinate arrays because that is five times faster), its nodes are then pushed apart until no
+dot or label covers another (node_box.py says how much room each takes), and the components are
+packed side by side in rows of a screen's proportions.
+
+A force layout is only affordable for a few hundred nodes, so in a larger graph only the most
+connected entities (the core) get one, and everything else is placed around an already placed
+neighbour on a sunflower spiral. That is linear in the graph size and keeps 10,000 entities well
+inside the render budget; the page then shows the labels that fit, most connected first.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from .box_packing import pack, place
 from .link_graph import LinkGraph
+from .node_box import node_box
 
 CORE_LIMIT = 400          # the dense O(n^2) force solver stays fast below ~500 nodes
 SEED = 20260302
@@ -25,6 +32,10 @@ GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
 NEIGHBOUR_DISTANCE = 75.0  # px between a core node and its nearest neighbour, so labels fit
 SATELLITE_OFFSET = 46.0   # px from a parent to its first satellite
 SATELLITE_SPACING = 15.0  # px; radius grows with sqrt(k) so a disc of satellites stays evenly filled
+DENSITY = 0.7             # share of a component's force layout its boxes would cover, before placing
+STRETCH = 1.3             # the force layout is widened by this much: screens are wider than tall
+COMPONENT_GAP = 36.0      # px between two packed components
+ASPECT = 1.6              # width / height the packed components aim for: the graph box's shape
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,68 @@ def force_layout(count: int, edges: list[tuple[int, int]], iterations: int = FOR
         if np.sqrt((step_x * step_x + step_y * step_y).sum()) / count < 1e-4:
             break
     return np.column_stack([x, y])
+
+
+def components(graph: LinkGraph, ranking: list[str]) -> list[list[str]]:
+    """The connected components, each in rank order; the one holding the best ranked node first."""
+    seen: set[str] = set()
+    found = []
+    for start in ranking:
+        if start in seen:
+            continue
+        seen.add(start)
+        members, queue = [start], deque([start])
+        while queue:
+            for neighbour in graph.neighbours[queue.popleft()]:
+                if neighbour not in seen:
+                    seen.add(neighbour)
+                    members.append(neighbour)
+                    queue.append(neighbour)
+        found.append(members)
+    rank = {node: i for i, node in enumerate(ranking)}
+    for members in found:
+        members.sort(key=rank.__getitem__)
+    return found
+
+
+def _readable_positions(graph: LinkGraph, ranking: list[str]) -> dict[str, tuple[float, float]]:
+    """Every node placed so that no two boxes overlap, components packed together."""
+    highest = max((graph.degree(n) for n in ranking), default=0)
+    boxes = {n: node_box(graph.names[n], graph.degree(n), highest) for n in ranking}
+    blocks = []
+    for members in components(graph, ranking):
+        half = np.array([boxes[n].half_width for n in members])
+        above = np.array([boxes[n].above for n in members])
+        below = np.array([boxes[n].below for n in members])
+        index = {node: i for i, node in enumerate(members)}
+        coords = _component_coords(graph, members, index, float((2 * half * (above + below)).sum()))
+        follow = [[index[n] for n in graph.neighbours[node]] for node in members]
+        x, y = place(coords[:, 0], coords[:, 1], half, above, below, follow)
+        left, top = float((x - half).min()), float((y - above).min())
+        size = (float((x + half).max()) - left, float((y + below).max()) - top)
+        blocks.append((size, members, x - left, y - top))
+    blocks.sort(key=lambda block: (-block[0][1], -block[0][0]))   # tallest first: rows fill best
+    corners = pack([size for size, *_ in blocks], COMPONENT_GAP, ASPECT)
+    positions = {}
+    for (_, members, x, y), (left, top) in zip(blocks, corners):
+        positions.update({node: (float(px + left), float(py + top)) for node, px, py in zip(members, x, y)})
+    width = max(left + size[0] for (size, *_), (left, _) in zip(blocks, corners))
+    height = max(top + size[1] for (size, *_), (_, top) in zip(blocks, corners))
+    return {node: (x - width / 2, y - height / 2) for node, (x, y) in positions.items()}
+
+
+def _component_coords(graph: LinkGraph, members: list[str], index: dict[str, int], box_area: float) -> np.ndarray:
+    """Where a component's nodes would like to be: a force layout, widest across and stretched
+    by STRETCH, scaled so their boxes would cover DENSITY of it."""
+    if len(members) == 1:
+        return np.zeros((1, 2))
+    edges = sorted((index[u], index[v]) for u in members for v in graph.neighbours[u] if u < v)
+    coords = _widest_along_x(force_layout(len(members), edges))
+    coords[:, 0] *= STRETCH
+    width, height = float(np.ptp(coords[:, 0])), float(np.ptp(coords[:, 1]))
+    floor = max(width, height, 1e-9) / 4      # a chain is a line: give it some height to scale by
+    span = max(width, floor) * max(height, floor)
+    return coords * math.sqrt(box_area / DENSITY / span)
 
 
 def _widest_along_x(coords: np.ndarray) -> np.ndarray:
@@ -148,6 +221,9 @@ def compute_layout(graph: LinkGraph, core_limit: int = CORE_LIMIT,
                  and any(n not in kept for n in graph.neighbours[node])]
         # an old node's first satellites are already on the map: new ones continue its spiral
         offsets = {node: sum(1 for n in graph.neighbours[node] if n in kept) for node in roots}
+    elif len(ranking) <= core_limit:
+        positions = _readable_positions(graph, ranking)
+        offsets, roots = {}, []
     else:
         # isolated entities would stretch the force layout; they join the outer spiral instead
         core = [node for node in ranking[:core_limit] if graph.degree(node) > 0]
