@@ -174,6 +174,7 @@ function createGraphView(memory, view, container, events) {
     const waits = Math.max(labelScale.get(entity) || 0, LEGIBLE_PX / LABEL_FONT_PX);
     return {
       id: entity.id, hidden: !shown, opacity: 1, size: dotRadius(entity.degree, highestDegree),
+      shape: memory.types[entity.type].shape || "dot", // past the palette's colours, the shape tells types apart
       borderWidth: selected ? 4 : 1.5,
       color: { background: entity.color, border: selected ? theme.accent : entity.color,
                highlight: { background: entity.color, border: theme.accent },

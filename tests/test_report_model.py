@@ -10,17 +10,10 @@ from viewer_fixtures import large_snapshot, project_ids, project_snapshot
 from memlens.viewer.model.evidence import is_web_link
 from memlens.viewer.model.layout import compute_layout
 from memlens.viewer.model.link_graph import link_graph
-from memlens.viewer.model.palette import type_color
 from memlens.viewer.model.snapshot_index import SnapshotIndex
 from memlens.viewer.model.timeline import TimelineBuilder, entity_timelines, functional_timelines
 from memlens.viewer.report.payload import DRAW_LIMIT, FACT_COLUMNS, LEDGER_COLUMNS, page_data
 from memlens.viewer.report.script_json import script_json
-
-
-def test_type_colour_depends_on_the_name_only():
-    assert type_color("Person") == type_color("Person")
-    assert type_color("Person") != type_color("Service")
-    assert type_color("Person").startswith("#") and len(type_color("Person")) == 7
 
 
 def test_only_http_and_https_evidence_is_a_link():

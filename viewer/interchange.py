@@ -16,7 +16,7 @@ from memlens.store.errors import InvalidInput
 
 from .atomic import atomic_write
 from .model.link_graph import drawable_facts, live_entities
-from .model.palette import type_color
+from .model.palette import assign_looks, type_counts
 
 FORMATS = ("graphml", "gexf")
 # What XML 1.0 cannot hold, even escaped: C0 controls but tab, LF and CR; surrogates; U+FFFE/U+FFFF.
@@ -66,9 +66,10 @@ def fact_graph(snapshot: dict[str, Any]) -> nx.MultiDiGraph:
     graph = nx.MultiDiGraph(dataset=_text(snapshot.get("dataset")), hash=_text(snapshot.get("hash")),
                             generated_at=_text(snapshot.get("generated_at")), note=NOTE)
     entities = live_entities(snapshot)
+    looks = assign_looks(type_counts(snapshot))
     for entity in entities:
         graph.add_node(_text(entity["id"]), label=_text(entity.get("name")), type=_text(entity.get("type")),
-                       description=_text(entity.get("description")), color=type_color(_text(entity.get("type"))),
+                       description=_text(entity.get("description")), color=looks[entity["type"]].color,
                        created_at=_text(entity.get("created_at")), updated_at=_text(entity.get("updated_at")))
     for fact in drawable_facts(snapshot, {e["id"] for e in entities}):
         graph.add_edge(_text(fact["subject"]), _text(fact["object"]), key=_text(fact["id"]),

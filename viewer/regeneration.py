@@ -8,6 +8,7 @@ regeneration costs little more than starting Python.
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -22,9 +23,14 @@ from .atomic import atomic_write
 
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
+    from memlens.viewer.model.palette import TypeLook
 
 FORMATS = ("html", "site")
 _HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
+# a legend chip of the graph page (templates/_graph.html): the look each type was drawn with
+_TYPE_CHIP = re.compile(r'<button type="button" class="type-chip"[^>]*? data-type="([^"]*)" '
+                        r'data-color="(#[0-9a-fA-F]{6})" data-shape="([A-Za-z]+)"')
+_DATA_BLOCK = '<script type="application/json"'
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,27 @@ def previous_layout(path: Path, fmt: str) -> dict[str, tuple[float, float]] | No
         return None
 
 
+def previous_looks(path: Path, fmt: str) -> dict[str, "TypeLook"] | None:
+    """The look (colour and shape) the existing bundle drew each type with, read from its graph
+    page's legend, so a regeneration keeps them; None if there is no bundle or no legend in it."""
+    from memlens.viewer.model.palette import TypeLook
+
+    page = path / "index.html" if fmt == "site" else path
+    try:
+        with page.open(encoding="utf-8") as stream:
+            head = ""
+            while _DATA_BLOCK not in head:   # the legend comes before the data: stop reading there
+                chunk = stream.read(65_536)
+                if not chunk:
+                    break
+                head += chunk
+    except (OSError, ValueError):
+        return None
+    looks = {html.unescape(name): TypeLook(color.lower(), shape)
+             for name, color, shape in _TYPE_CHIP.findall(head.split(_DATA_BLOCK, 1)[0])}
+    return looks or None
+
+
 def load_writer(fmt: str) -> None:
     """Import the writer before the snapshot exists: importing jinja2, networkx and numpy while
     millions of snapshot objects are alive makes every garbage collection pass walk them all
@@ -210,23 +237,26 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     previous = previous_state(path, bundle.format)
     changes = diff(previous, snapshot) if previous and previous.get("hash") != snapshot["hash"] else None
     write_bundle(snapshot, path, bundle.format, changes=changes,
-                 previous_layout=previous_layout(path, bundle.format))
+                 previous_layout=previous_layout(path, bundle.format),
+                 previous_looks=previous_looks(path, bundle.format))
     return Regeneration(bundle, True, snapshot["hash"])
 
 
 def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
                  show_superseded: bool = False,
-                 previous_layout: dict[str, tuple[float, float]] | None = None) -> None:
-    """`previous_layout` (see `previous_layout()`) keeps those entities where they were."""
+                 previous_layout: dict[str, tuple[float, float]] | None = None,
+                 previous_looks: dict[str, "TypeLook"] | None = None) -> None:
+    """`previous_layout` and `previous_looks` (see `previous_layout()`, `previous_looks()`) keep
+    those entities where they were and those types' colours."""
     if fmt == "site":
         from memlens.viewer.site.build import write_site
 
-        write_site(snapshot, path, changes=changes, previous_layout=previous_layout)
+        write_site(snapshot, path, changes=changes, previous_layout=previous_layout, previous_looks=previous_looks)
     else:
         from memlens.viewer.report.write import write_report
 
         write_report(snapshot, path, show_superseded=show_superseded, changes=changes,
-                     previous_layout=previous_layout)
+                     previous_layout=previous_layout, previous_looks=previous_looks)
 
 
 def after_maintenance(memory: "Memory") -> str:

@@ -6,13 +6,18 @@ from collections import defaultdict
 from typing import Any
 
 from .columns import FACT_FIELDS, Columns
+from .palette import PALETTE, TypeLook, assign_looks, type_counts
+
+UNKNOWN_LOOK = TypeLook(PALETTE[-1])   # the grey: an entity that is gone has no type to show
 
 
 class SnapshotIndex:
     """Lookups over one snapshot, built once and shared by everything that renders it."""
 
-    def __init__(self, snapshot: dict[str, Any]) -> None:
+    def __init__(self, snapshot: dict[str, Any], previous_looks: dict[str, TypeLook] | None = None) -> None:
+        """`previous_looks` (type -> look, from the bundle being regenerated) keeps those types' looks."""
         self.snapshot = snapshot
+        self.type_looks = assign_looks(type_counts(snapshot), previous_looks)
         # the facts' fields as columns, also handed to the graph and the page data (see build_context)
         self.fact_columns = Columns(snapshot["facts"], FACT_FIELDS)
         self.entities = {e["id"]: e for e in snapshot["entities"]}
@@ -26,6 +31,9 @@ class SnapshotIndex:
             if row.get("action") == "reassert" and row.get("refs"):
                 self.reassertions_of[row["refs"][0]].append(row["at"])
         self._facts_of: dict[str, list[dict[str, Any]]] | None = None
+
+    def type_look(self, type_name: str | None) -> TypeLook:
+        return self.type_looks.get(type_name or "", UNKNOWN_LOOK)
 
     def name(self, entity_id: str | None) -> str:
         entity = self.entities.get(entity_id or "")

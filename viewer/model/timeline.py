@@ -15,7 +15,6 @@ from datetime import date
 from functools import lru_cache
 from typing import Any, Iterable, NamedTuple
 
-from .palette import type_color
 from .snapshot_index import SnapshotIndex
 from .time_axis import from_day_number, short_record_time, to_day_number
 
@@ -154,7 +153,7 @@ class TimelineBuilder:
             add(at, "reasserted", "")
         if len(events) > 1:
             events.sort(key=lambda e: (e[0], MARKER_ORDER[e[1]]))
-        color = type_color(self.index.entities.get(fact.get("object") or "", {}).get("type", ""))
+        color = self.index.type_look(self.index.entities.get(fact.get("object") or "", {}).get("type")).color
         line = _FactLine(fact, self.day(fact.get("valid_from")), self.day(fact.get("valid_to")), events, color)
         self._prepared[fact["id"]] = line
         return line

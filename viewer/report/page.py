@@ -16,7 +16,7 @@ from ..model.changes import ChangesView, changes_view
 from ..model.layout import Layout, compute_layout
 from ..model.link_graph import link_graph
 from ..model.links import Links, ReportLinks
-from ..model.palette import type_color
+from ..model.palette import TypeLook
 from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
@@ -38,6 +38,7 @@ class SnapshotFormatError(InvalidInput):
 class TypeEntry:
     name: str
     color: str
+    shape: str
     count: int
 
 
@@ -198,13 +199,12 @@ def check_format(snapshot: dict[str, Any]) -> None:
         raise SnapshotFormatError(f"expected format {SUPPORTED_FORMAT!r}, got {snapshot.get('format')!r}")
 
 
-def _type_entries(snapshot: dict[str, Any]) -> list[TypeEntry]:
+def _type_entries(snapshot: dict[str, Any], looks: dict[str, TypeLook]) -> list[TypeEntry]:
     counts: dict[str, int] = {}
     for entity in snapshot["entities"]:
         if entity.get("merged_into") is None:
             counts[entity["type"]] = counts.get(entity["type"], 0) + 1
-    names = sorted(set(snapshot.get("ontology", {}).get("types", [])) | set(counts))
-    return [TypeEntry(name, type_color(name), counts.get(name, 0)) for name in names if counts.get(name)]
+    return [TypeEntry(name, looks[name].color, looks[name].shape, count) for name, count in sorted(counts.items())]
 
 
 @dataclass(frozen=True)
@@ -222,11 +222,13 @@ class SiteMode:
 def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None, site: SiteMode | None = None,
                   timelines: TimelineBuilder | None = None, layout: Layout | None = None,
-                  previous_layout: dict[str, tuple[float, float]] | None = None) -> ReportContext:
+                  previous_layout: dict[str, tuple[float, float]] | None = None,
+                  previous_looks: dict[str, TypeLook] | None = None) -> ReportContext:
     """`previous_layout` (entity id -> position, from the bundle being regenerated) keeps those
-    entities where they were; see `compute_layout`. Ignored when `layout` is given."""
+    entities where they were; see `compute_layout`. Ignored when `layout` is given. Likewise
+    `previous_looks` (type -> look) keeps each type's colour and shape; ignored with `timelines`."""
     check_format(snapshot)
-    timelines = timelines or TimelineBuilder(SnapshotIndex(snapshot))
+    timelines = timelines or TimelineBuilder(SnapshotIndex(snapshot, previous_looks))
     index = timelines.index
     layout = layout or compute_layout(link_graph(snapshot, index.fact_columns), previous=previous_layout)
     functional, functional_omitted = functional_timelines(timelines)
@@ -234,13 +236,14 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     per_entity, entity_omitted = ([], 0) if site else entity_timelines(timelines, layout.ranking)
     links: Links = site.links if site else ReportLinks(index.entities, index.facts)
     blocks = page_blocks(snapshot, layout, show_superseded=show_superseded,
-                         entity_pages=site.entity_pages if site else None, fact_columns=index.fact_columns)
+                         entity_pages=site.entity_pages if site else None, fact_columns=index.fact_columns,
+                         type_looks=index.type_looks)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),
         generated_at=str(snapshot.get("generated_at") or ""),
         snapshot_hash=str(snapshot.get("hash") or ""),
         stats=dict(snapshot.get("stats") or {}),
-        types=_type_entries(snapshot),
+        types=_type_entries(snapshot, index.type_looks),
         functional_timelines=functional, functional_omitted=functional_omitted,
         entity_timelines=per_entity, entity_omitted=entity_omitted,
         worklist=worklist_views(snapshot, index, links, MAINTENANCE_PREVIEW),
@@ -264,17 +267,19 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
 
 def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None,
-                  previous_layout: dict[str, tuple[float, float]] | None = None) -> Iterator[str]:
+                  previous_layout: dict[str, tuple[float, float]] | None = None,
+                  previous_looks: dict[str, TypeLook] | None = None) -> Iterator[str]:
     """The single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict), in pieces that
     concatenate to the page: a writer streams them, so a 100 MB page is never one string.
 
     `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
     "Changes since ..." panel. None shows nothing of the kind. `previous_layout` (entity id ->
-    position, as `regeneration.previous_layout` reads it from the old page) keeps the map stable.
+    position, as `regeneration.previous_layout` reads it from the old page) keeps the map stable,
+    and `previous_looks` (type -> look, `regeneration.previous_looks`) the types' colours.
     Everything is built before the first piece is yielded: bad input fails before a file is touched.
     """
     context = build_context(snapshot, show_superseded=show_superseded, changes=changes,
-                            previous_layout=previous_layout)
+                            previous_layout=previous_layout, previous_looks=previous_looks)
     return environment().get_template("report.html").generate(report=context)
 
 

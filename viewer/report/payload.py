@@ -18,7 +18,8 @@ from typing import Any, Callable
 from ..model.columns import FACT_FIELDS, Columns
 from ..model.evidence import is_web_link
 from ..model.layout import Layout
-from ..model.palette import type_color
+from ..model.palette import TypeLook
+from ..model.snapshot_index import UNKNOWN_LOOK
 from ..model.worklist import dismissal_groups, worklist_groups
 from .script_json import script_json
 
@@ -246,29 +247,32 @@ def _valid_times(facts: Columns) -> list[str]:
 
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
-              entity_pages: dict[str, str] | None = None) -> dict[str, Any]:
+              entity_pages: dict[str, str] | None = None,
+              type_looks: dict[str, TypeLook] | None = None) -> dict[str, Any]:
     """Everything the page's script needs, as one plain JSON-able dict (the model of the blocks).
 
     `entity_pages` (entity id -> page path relative to the page) adds a `page` column, so a
     site's graph can link each entity to its own page.
     """
-    blocks = _blocks(snapshot, layout, show_superseded, entity_pages, None, lambda value: value)
+    blocks = _blocks(snapshot, layout, show_superseded, entity_pages, None, lambda value: value, type_looks)
     return {**blocks[MAIN_BLOCK], "facts": blocks[FACTS_BLOCK], "ledger": blocks[LEDGER_BLOCK]}
 
 
 def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
-                entity_pages: dict[str, str] | None = None, fact_columns: Columns | None = None) -> dict[str, str]:
+                entity_pages: dict[str, str] | None = None, fact_columns: Columns | None = None,
+                type_looks: dict[str, TypeLook] | None = None) -> dict[str, str]:
     """The same data as `page_data`, as JSON texts keyed by the id of the page element holding them.
 
     The facts and the ledger (most of the bytes) have blocks of their own: each is encoded as soon
     as its rows exist, so one section's rows are alive at a time, and the page can leave the ledger
     undecoded until the provenance tab is opened.
     """
-    return _blocks(snapshot, layout, show_superseded, entity_pages, fact_columns, script_json)
+    return _blocks(snapshot, layout, show_superseded, entity_pages, fact_columns, script_json, type_looks)
 
 
 def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, entity_pages: dict[str, str] | None,
-            fact_columns: Columns | None, encode: Callable[[Any], Any]) -> dict[str, Any]:
+            fact_columns: Columns | None, encode: Callable[[Any], Any],
+            type_looks: dict[str, TypeLook] | None) -> dict[str, Any]:
     facts = fact_columns or Columns(snapshot["facts"], FACT_FIELDS)
     ledger = Columns(snapshot.get("ledger", []), _LEDGER_FIELDS)
     try:
@@ -287,7 +291,9 @@ def _blocks(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, ent
         "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
                     "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS,
                     "worklist": WORKLIST_COLUMNS, "dismissals": DISMISSAL_COLUMNS},
-        "types": [{"name": name, "color": type_color(name)} for name in ix.types],
+        # each type's look, as viewer/model/palette.py assigned it (SnapshotIndex.type_looks)
+        "types": [{"name": name, "color": look.color, "shape": look.shape}
+                  for name, look in ((name, (type_looks or {}).get(name) or UNKNOWN_LOOK) for name in ix.types)],
         "relations": [{"name": name, "functional": functional} for name, functional in ix.relations],
         "actors": ix.actors,
         "actions": ix.actions,

@@ -7,19 +7,22 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write
+from ..model.palette import TypeLook
 from .page import report_chunks
 
 
 def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
                  show_superseded: bool = False, changes: dict[str, Any] | None = None,
-                 previous_layout: dict[str, tuple[float, float]] | None = None) -> Path:
+                 previous_layout: dict[str, tuple[float, float]] | None = None,
+                 previous_looks: dict[str, TypeLook] | None = None) -> Path:
     """Render `snapshot` and atomically replace `path` with it; returns the resolved path.
 
     `changes` (from `memlens.store.snapshot_diff.diff`) adds the "Changes since ..." panel;
-    `previous_layout` (entity id -> position) keeps those entities where they were.
+    `previous_layout` (entity id -> position) keeps those entities where they were, and
+    `previous_looks` (type -> look) those types' colours and shapes.
     """
     target = Path(path).resolve()
     # fails before any file is touched
     chunks = report_chunks(snapshot, show_superseded=show_superseded, changes=changes,
-                           previous_layout=previous_layout)
+                           previous_layout=previous_layout, previous_looks=previous_looks)
     return atomic_write(target, chunks)

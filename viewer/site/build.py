@@ -38,7 +38,7 @@ from ..model.changes import changes_view
 from ..model.layout import compute_layout
 from ..model.link_graph import link_graph
 from ..model.links import SiteLinks, entity_page_names, file_key
-from ..model.palette import type_color
+from ..model.palette import TypeLook
 from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import TimelineBuilder, entity_timeline
@@ -119,12 +119,13 @@ class SiteBuild:
     """Renders every file of one site from one snapshot; `emit(path, content)` receives them."""
 
     def __init__(self, snapshot: dict[str, Any], changes: dict[str, Any] | None,
-                 previous_layout: dict[str, tuple[float, float]] | None = None) -> None:
+                 previous_layout: dict[str, tuple[float, float]] | None = None,
+                 previous_looks: dict[str, TypeLook] | None = None) -> None:
         check_format(snapshot)
         self.snapshot = snapshot
         self.changes = changes
         self.env = environment()
-        self.index = SnapshotIndex(snapshot)
+        self.index = SnapshotIndex(snapshot, previous_looks)
         self.timelines = TimelineBuilder(self.index)
         self.layout = compute_layout(link_graph(snapshot, self.index.fact_columns), previous=previous_layout)
         self.pages = entity_page_names(snapshot["entities"])
@@ -227,7 +228,8 @@ class SiteBuild:
         return json.dumps(positions, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
     def asset_files(self) -> dict[str, str]:
-        type_rules = "".join(f".t-{i} {{ background-color: {type_color(name)}; }}\n" for i, name in enumerate(self.types))
+        look = self.index.type_look
+        type_rules = "".join(f".t-{i} {{ background-color: {look(name).color}; }}\n" for i, name in enumerate(self.types))
         return {
             "assets/vis-network.min.js": assets.vis_network_script(),
             "assets/vis-network.css": assets.vis_network_style(),
@@ -462,19 +464,20 @@ class SiteBuild:
 
 def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
                changes: dict[str, Any] | None = None,
-               previous_layout: dict[str, tuple[float, float]] | None = None) -> Path:
+               previous_layout: dict[str, tuple[float, float]] | None = None,
+               previous_looks: dict[str, TypeLook] | None = None) -> Path:
     """Write `snapshot` as a static site at `directory` (replaced atomically); returns its path.
 
     `changes` (from `memlens.store.snapshot_diff.diff`) adds changes.html and a panel on the graph;
     `previous_layout` (entity id -> position, the old site's layout.json) keeps those entities
-    where they were.
+    where they were, and `previous_looks` (type -> look) those types' colours and shapes.
     """
     target = Path(directory).resolve()
     check_target(target)
     building = building_folder(target)
     try:
         folder = SiteFolder(building)
-        site = SiteBuild(snapshot, changes, previous_layout)
+        site = SiteBuild(snapshot, changes, previous_layout, previous_looks)
         site.write(folder.emit, folder.split)
         manifest = site.manifest(folder.hashes)
         (building / "manifest.json").write_text(manifest, encoding="utf-8")
