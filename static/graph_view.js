@@ -14,7 +14,7 @@ const EDGE_LABEL_LIMIT = 400;
 const EDGE_FONT_PX = 11;
 const EDGE_LABEL_SCALE = 1.1; // relation names join in once the links are long enough to hold them
 const READABLE_PX = 11; // the first view of a graph this small shows every label at least this large
-const READABLE_LIMIT = 200;
+const READABLE_LIMIT = 200; // viewer/model/layout.py lays graphs this small out label by label
 
 function themeColors() {
   const css = getComputedStyle(document.documentElement);
