@@ -4,6 +4,7 @@ const memlens = (window.memlens = { ready: false, network: null, foldName });
 
 function startReport() {
   document.documentElement.classList.add("js");
+  document.body.classList.add("on-graph"); // sized to the window before the graph measures its box
   const timings = (memlens.timings = { start: performance.now() });
   const memory = loadMemory();
   timings.dataLoaded = performance.now();
@@ -44,9 +45,10 @@ function startReport() {
 
   function selectEntityNow(entity, options) {
     view.selected = entity || null;
-    if (entity && options && options.focus) graph.focus(entity);
+    if (entity && options && options.focus) graph.focus(entity, coveredRight);
     else if (!entity) graph.clearSelection();
     render();
+    if (entity && !(options && options.focus)) graph.keepLeftOf(entity, coveredRight());
     if (entity && options && options.focus) showTab("graph");
     rememberInAddress(entity ? deepLink("entity", entity.id) : "");
   }
@@ -63,6 +65,13 @@ function startReport() {
     selectEntity(owner, { focus: true });
     panel.highlightFact(fact);
     rememberInAddress(deepLink("fact", fact.id));
+  }
+
+  // On a narrow screen the panel slides over the graph's right side (report.css): how far it reaches.
+  const detail = byId("detail");
+  // (its width, not its box: while it slides in, its box is still moving)
+  function coveredRight() {
+    return view.selected && getComputedStyle(detail).position === "absolute" ? detail.offsetWidth : 0;
   }
 
   graph = createGraphView(memory, view, byId("graph"), {
@@ -84,21 +93,26 @@ function startReport() {
     chips: [...document.querySelectorAll(".type-chip")],
   }, update);
 
-  const ledger = createProvenance(memory, view, {
+  // a site's graph page has no provenance tab: the ledger has pages of its own there
+  const ledger = !byId("panel-provenance") ? { render() {} } : createProvenance(memory, view, {
     panel: byId("panel-provenance"), form: byId("ledger-filters"), actor: byId("ledger-actor"), action: byId("ledger-action"),
     target: byId("ledger-target"), asOf: byId("ledger-asof"), body: byId("ledger-rows"),
     count: byId("ledger-count"), more: byId("ledger-more"),
   });
 
-  createMaintenance(memory, byId("panel-maintenance"));
+  if (byId("panel-maintenance")) createMaintenance(memory, byId("panel-maintenance")); // a site: a page of its own
   for (const button of document.querySelectorAll(".tl-unfold")) button.hidden = false;
 
   const search = createSearch(memory, byId("search-input"), byId("search-results"),
     (entity) => selectEntity(entity, { focus: true }));
 
   // Tabs: links that work without script; with it, one panel at a time and arrow-key movement.
-  const tabs = [...document.querySelectorAll(".tab")];
+  const tabs = [...document.querySelectorAll('.tab[role="tab"]')];
+  const commandBar = document.querySelector(".command-bar");
   function showTab(name, moveFocus) {
+    document.body.classList.toggle("on-graph", name === "graph");
+    // anchors land below the sticky bar (report.css: scroll-margin-top)
+    document.documentElement.style.setProperty("--bar-height", commandBar.offsetHeight + "px");
     for (const tab of tabs) {
       const on = tab.id === "tab-" + name;
       tab.setAttribute("aria-selected", String(on));

@@ -209,9 +209,12 @@ function createDetailPanel(memory, view, panel, actions) {
           el("strong", { className: "tag tag-contested" }, "contested"), factRef(fact))))] : null);
   }
 
+  let shownEntity = null;
   function render() {
     const entity = view.selected;
     panel.replaceChildren();
+    if (entity !== shownEntity) panel.scrollTop = 0; // another entity starts at its name
+    shownEntity = entity;
     panel.classList.toggle("has-selection", Boolean(entity));
     if (pagesFor !== entity) {
       pages.clear();

@@ -405,13 +405,27 @@ function createGraphView(memory, view, container, events) {
     });
   }
 
-  function focus(entity) {
+  // `coveredRight()`: how many px of the graph's right side the detail panel covers once drawn
+  // (a narrow screen); the entity is centred in what is left.
+  function focus(entity, coveredRight) {
     batch(() => {
       if (!drawnEntities.has(entity.index)) reveal(entity);
       network.selectNodes([entity.id], false);
-      network.focus(entity.id, { scale: Math.max(network.getScale(), 1.1),
-                                 animation: { duration: 350, easingFunction: "easeInOutQuad" } });
     });
+    const covered = coveredRight ? coveredRight() : 0;
+    network.focus(entity.id, { scale: Math.max(network.getScale(), 1.1), offset: { x: -covered / 2, y: 0 },
+                               animation: { duration: 350, easingFunction: "easeInOutQuad" } });
+  }
+
+  // A node clicked under where the panel now lies is moved into the part of the graph left free.
+  function keepLeftOf(entity, covered) {
+    if (!covered || !drawnEntities.has(entity.index)) return;
+    const at = network.canvasToDOM(network.getPosition(entity.id));
+    const room = container.clientWidth - covered;
+    if (at.x > 24 && at.x < room - 24) return;
+    const centre = network.getViewPosition(), scale = network.getScale();
+    network.moveTo({ position: { x: centre.x + (at.x - room / 2) / scale, y: centre.y },
+                     animation: { duration: 250, easingFunction: "easeInOutQuad" } });
   }
 
   // Asked on every render of the panel; a hub's neighbours are tens of thousands, so counted once
@@ -449,7 +463,7 @@ function createGraphView(memory, view, container, events) {
     restyle();
   }
 
-  return { network, batch, requestRedraw, restyle, reveal, expandAround, focus, hiddenNeighbours, counts, applyTheme,
+  return { network, batch, requestRedraw, restyle, reveal, expandAround, focus, keepLeftOf, hiddenNeighbours, counts, applyTheme,
            isDrawn: (entity) => drawnEntities.has(entity.index),
            highlighted: () => highlight && { nodes: [...highlight.nodes], edges: [...highlight.edges] },
            clearSelection: () => batch(() => network.unselectAll()) };

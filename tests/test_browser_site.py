@@ -141,7 +141,15 @@ def test_with_scripts_off_an_entity_page_lists_its_facts(browser, site):
         assert page.locator("#entity-filter").is_hidden()  # a filter that needs script is not offered
         assert page.locator("#entity-rows tr").count() == len(changed_project().new["entities"])
         page.goto((site / "index.html").as_uri())
-        assert "The graph needs JavaScript" in page.locator("body").inner_text()
+        notice = page.locator(".no-script")
+        assert "The graph needs JavaScript" in notice.inner_text() and notice.is_visible()
+        assert notice.bounding_box()["y"] < 400                      # where the graph would be, not below it
+        assert page.locator("#graph").is_hidden()                    # no empty box to wonder at
+        # the site index has one menu: the graph's tabs, then the site's own pages
+        assert page.locator("nav.site-nav").count() == 0
+        assert [" ".join(t.split()) for t in page.locator("nav.tabs a.tab-page").all_inner_texts()] == [
+            "Entities 22", "Ledger 67", "Contradictions 1", "Maintenance 2"]
+        page.goto((site / "maintenance.html").as_uri())
         assert "auth-service really uses both Redis and SQLAlchemy" in page.locator("body").inner_text()
     finally:
         opened.close()

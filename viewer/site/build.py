@@ -179,7 +179,8 @@ class SiteBuild:
                  NavLink("Entities", root + "entities/index.html", current == "entities",
                          sum(1 for e in self.snapshot["entities"] if e.get("merged_into") is None)),
                  NavLink("Ledger", root + "ledger/index.html", current == "ledger", len(self.snapshot.get("ledger", []))),
-                 NavLink("Contested", root + "contested.html", current == "contested", len(self.open_contradictions)),
+                 # open contradictions: pairs of facts, not the contested facts the header counts
+                 NavLink("Contradictions", root + "contested.html", current == "contested", len(self.open_contradictions)),
                  NavLink("Maintenance", root + "maintenance.html", current == "maintenance",
                          len(self.snapshot.get("maintenance", [])))]
         if self.changes is not None:
