@@ -27,6 +27,7 @@ function startReport() {
 
   function render() {
     graph.restyle();
+    headerCounts.render();
     panel.render();
     controls.sync();
     ledger.render();
@@ -86,9 +87,11 @@ function startReport() {
     memlens.firstDrawMs = timings.firstDraw = performance.now();
   });
 
+  const headerCounts = createHeaderCounts(memory, view, byId("header-counts"), byId("counts-when"));
   const controls = createControls(memory, view, {
     record: byId("asof-record"), recordValue: byId("asof-record-value"),
-    valid: byId("asof-valid"), validValue: byId("asof-valid-value"),
+    valid: byId("asof-valid"), validValue: byId("asof-valid-value"), validAny: byId("asof-valid-any"),
+    recordTicks: byId("asof-record-ticks"), validTicks: byId("asof-valid-ticks"),
     superseded: byId("show-superseded"), reset: byId("reset-view"),
     chips: [...document.querySelectorAll(".type-chip")],
   }, update);
@@ -191,6 +194,8 @@ function startReport() {
 
   memlens.selectEntityById = (id) => selectEntity(memory.entityById.get(id) || null, { focus: true });
   memlens.view = view;
+  memlens.times = memory.times; // what the sliders' stops index: record times, valid times
+  memlens.validTimes = memory.validTimes;
   memlens.highlighted = () => graph.highlighted(); // {nodes, edges} drawn bright, or null
   memlens.update = update;
   showTab("graph");

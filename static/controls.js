@@ -1,32 +1,131 @@
 // The time-travel sliders, the superseded toggle and the type filters: they only edit the view
 // state and ask the app to redraw.
+//
+// Both sliders run on a time scale: each stop (a record time; a valid date) sits where its time
+// falls between the first and the last, with a tick, and a position between two stops means the
+// last stop before it, which is what "as of" means. The far left is the earliest stop. Record
+// time ends in "now"; valid time has "any time" as a switch of its own. Arrow keys step from
+// stop to stop, so stops minutes apart stay reachable.
+const SCALE_STEPS = 1000;
+
+// Stops (any values) at their times (`timeOf`: a number, or null if unreadable), as slider positions 0..SCALE_STEPS.
+function timeScale(stops, timeOf) {
+  const times = stops.map(timeOf);
+  const known = times.filter((t) => t !== null);
+  // loops, not Math.min(...): a large memory has hundreds of thousands of record times
+  let first = Infinity, last = -Infinity;
+  for (const t of known) { first = Math.min(first, t); last = Math.max(last, t); }
+  const span = last - first;
+  let previous = 0;
+  // a stop whose time cannot be read sits on the one before it, so positions never go back
+  const positions = times.map((t) => (previous = t === null ? previous
+    : span > 0 ? Math.round((t - first) / span * SCALE_STEPS) : SCALE_STEPS));
+  function stopAt(position) { // the last stop at or left of `position`; the first one at worst
+    let low = 0, high = positions.length - 1;
+    while (low < high) {          // positions never go back, so halve
+      const middle = (low + high + 1) >> 1;
+      if (positions[middle] <= position) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+  return { stops, positions, stopAt };
+}
+
+// Record times to the minute, or to the second where two stops share a minute.
+function stopLabels(times) {
+  const minutes = times.map(shortTime);
+  const seen = new Map();
+  for (const minute of minutes) seen.set(minute, (seen.get(minute) || 0) + 1);
+  return times.map((t, i) => (seen.get(minutes[i]) > 1 ? String(t).slice(0, 19).replace("T", " ") : minutes[i]));
+}
+
+function drawTicks(node, positions) {
+  node.replaceChildren(...[...new Set(positions)].map((position) => {
+    const tick = el("span", { className: "time-tick" });
+    tick.style.left = (position / SCALE_STEPS * 100) + "%"; // CSSOM, which the CSP allows
+    return tick;
+  }));
+}
+
 function createControls(memory, view, nodes, onChange) {
-  const lastRecord = Math.max(0, memory.times.length - 1);
-  nodes.record.max = String(lastRecord);
-  nodes.record.disabled = memory.times.length < 2;
-  nodes.valid.max = String(memory.validTimes.length);
+  // record time: every time the memory was written from its first entity on (before it there
+  // is nothing to draw), then "now" (the same state as the last write)
+  let firstRecord = memory.times.length - 1;
+  for (const entity of memory.entities) if (entity.createdAt >= 0) firstRecord = Math.min(firstRecord, entity.createdAt);
+  const recordStops = memory.times.map((_, i) => i).filter((i) => i >= firstRecord);
+  const record = timeScale(recordStops, (i) => dayNumber(memory.times[i]));
+  const recordLabels = stopLabels(recordStops.map((i) => memory.times[i]));
+  const valid = timeScale(memory.validTimes.slice(), dayNumber);
+  nodes.record.disabled = recordStops.length < 2;
   nodes.valid.disabled = memory.validTimes.length === 0;
+  nodes.validAny.disabled = nodes.valid.disabled;
+  if (!nodes.record.disabled) drawTicks(nodes.recordTicks, record.positions);
+  if (!nodes.valid.disabled) drawTicks(nodes.validTicks, valid.positions);
+  const lastRecord = recordStops.length - 1; // stop indexes, not time indexes
+  let lastValid = 0; // where the valid slider was left when "any time" went back on
+
+  const recordStop = (at) => Math.max(0, recordStops.indexOf(at));
+  function recordLabel() {
+    return view.asOfRecord === null ? "now" : recordLabels[recordStop(view.asOfRecord)];
+  }
 
   function sync() {
-    nodes.record.value = String(view.asOfRecord === null ? lastRecord : view.asOfRecord);
-    nodes.recordValue.textContent = view.asOfRecord === null ? "now" : shortTime(memory.times[view.asOfRecord]);
-    nodes.valid.value = String(view.asOfValid === null ? 0 : memory.validTimes.indexOf(view.asOfValid) + 1);
-    nodes.validValue.textContent = view.asOfValid === null ? "any time" : view.asOfValid;
+    const now = view.asOfRecord === null;
+    nodes.record.value = String(now ? SCALE_STEPS : record.positions[recordStop(view.asOfRecord)]);
+    nodes.recordValue.textContent = recordLabel();
+    nodes.record.setAttribute("aria-valuetext", now ? "now" : "as believed at " + recordLabel());
+    const any = view.asOfValid === null;
+    if (!any) lastValid = memory.validTimes.indexOf(view.asOfValid);
+    nodes.valid.value = String(valid.positions[Math.max(0, lastValid)] || 0);
+    nodes.valid.classList.toggle("is-off", any);
+    nodes.validValue.textContent = any ? "any time" : view.asOfValid;
+    nodes.valid.setAttribute("aria-valuetext", any ? "any time" : "true at " + view.asOfValid);
+    nodes.validAny.checked = any;
     nodes.superseded.checked = view.showSuperseded;
     for (const chip of nodes.chips) chip.setAttribute("aria-pressed", String(!view.hiddenTypes.has(chip.dataset.type)));
     document.body.classList.toggle("is-travelling", view.asOfRecord !== null || view.asOfValid !== null);
   }
 
+  function goRecord(stop) {
+    onChange({ asOfRecord: stop >= lastRecord + 1 ? null : recordStops[stop] });
+  }
+
+  function validStop(index) {
+    onChange({ asOfValid: memory.validTimes[index] });
+  }
+
   nodes.record.addEventListener("input", () => {
-    const index = Number(nodes.record.value);
-    onChange({ asOfRecord: index >= lastRecord ? null : index });
+    const position = Number(nodes.record.value);
+    goRecord(position >= SCALE_STEPS ? lastRecord + 1 : record.stopAt(position));
   });
-  nodes.valid.addEventListener("input", () => {
-    const index = Number(nodes.valid.value);
-    onChange({ asOfValid: index === 0 ? null : memory.validTimes[index - 1] });
+  nodes.valid.addEventListener("input", () => validStop(valid.stopAt(Number(nodes.valid.value))));
+  nodes.validAny.addEventListener("change", () => {
+    if (nodes.validAny.checked) onChange({ asOfValid: null });
+    else validStop(Math.max(0, lastValid));
   });
+
+  // Arrow keys, Home and End move by stops (the record slider's last stop is "now"). `current()`
+  // is the stop shown, or null when the slider is off ("any time"): a step then starts where it was left.
+  function stepKeys(input, count, current, go) {
+    input.addEventListener("keydown", (event) => {
+      const step = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 }[event.key];
+      const at = current();
+      let target;
+      if (step) target = at === null ? lastValid : Math.min(count - 1, Math.max(0, at + step));
+      else if (event.key === "Home") target = 0;
+      else if (event.key === "End") target = count - 1;
+      else return;
+      event.preventDefault();
+      go(target);
+    });
+  }
+  stepKeys(nodes.record, lastRecord + 2, () => (view.asOfRecord === null ? lastRecord + 1 : recordStop(view.asOfRecord)), goRecord);
+  stepKeys(nodes.valid, memory.validTimes.length, () => (view.asOfValid === null ? null : lastValid), validStop);
+
   nodes.superseded.addEventListener("change", () => onChange({ showSuperseded: nodes.superseded.checked }));
-  nodes.reset.addEventListener("click", () => onChange({ asOfRecord: null, asOfValid: null, hiddenTypes: new Set() }));
+  nodes.reset.addEventListener("click", () => onChange({
+    asOfRecord: null, asOfValid: null, hiddenTypes: new Set(), showSuperseded: Boolean(memory.showSuperseded) }));
   for (const chip of nodes.chips) {
     chip.addEventListener("click", () => {
       const hidden = new Set(view.hiddenTypes);

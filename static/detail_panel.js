@@ -66,6 +66,8 @@ function createDetailPanel(memory, view, panel, actions) {
       outgoing ? refButton(fact.objectEntity) : el("span", { className: "fact-self" }, entity.name));
     const badges = el("p", { className: "fact-badges" },
       el("span", { className: "status status-" + state.status }, state.status),
+      look.heldThen ? el("span", { className: "status status-held", title: "true at the chosen valid time, superseded later" },
+                         "held then") : null,
       look.contested ? el("strong", { className: "tag tag-contested" }, "contested") : null,
       fact.functional ? el("span", { className: "status status-functional", title: "one current value per subject" }, "functional") : null,
       fact.reassertions ? el("span", { className: "status" }, "reasserted \u00d7" + fact.reassertions) : null,

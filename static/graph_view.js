@@ -74,7 +74,7 @@ function createGraphView(memory, view, container, events) {
   const compareUntil = (a, b) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
 
   function edgeItem(fact, style) {
-    return remember({ ...style, from: fact.subjectEntity.id, to: fact.objectEntity.id }, style);
+    return remember({ ...style }, style); // the style names its ends (drawnEnd)
   }
 
   const labelsShown = () => liveFacts.size <= EDGE_LABEL_LIMIT;
@@ -185,19 +185,33 @@ function createGraphView(memory, view, container, events) {
     };
   }
 
+  // A fact keeps the ends it had when it was retired: one whose end has since been merged away
+  // is drawn to what that end was merged into while the merged entity is not there to draw
+  // (`memlens facts --as-of-valid` lists it beside the fact that replaced it).
+  function drawnEnd(entity) {
+    let end = entity;
+    for (let hops = 0; hops < 8 && !entityExistsAt(end, view.asOfRecord) && end.mergedInto !== -1; hops++) {
+      end = memory.entities[end.mergedInto];
+    }
+    return end;
+  }
+
   // The selection's own links show their names at any legible zoom; the others once zoomed in.
   function edgeStyle(fact, showLabels) {
     const look = factAppearance(fact, view);
-    const endsShown = entityShown(fact.subjectEntity) && entityShown(fact.objectEntity);
+    const from = drawnEnd(fact.subjectEntity), to = drawnEnd(fact.objectEntity);
+    const endsShown = entityShown(from) && entityShown(to) && drawnEntities.has(from.index) && drawnEntities.has(to.index);
     const hidden = !look.shown || !endsShown;
-    const color = look.retired ? theme.retired : look.contested ? theme.contested : theme.edge;
+    // a value superseded later that held at the chosen valid time is drawn as what was true then
+    const past = look.retired && !look.heldThen;
+    const color = past ? theme.retired : look.contested ? theme.contested : theme.edge;
     const label = showLabels ? clip(fact.relationName, 32) + (look.contested ? "  \u26a0 contested" : "") : undefined;
     const own = view.selected !== null && (fact.subjectEntity === view.selected || fact.objectEntity === view.selected);
     return {
-      id: fact.id, hidden, label: label || "",
-      dashes: look.retired ? [5, 5] : false,
-      width: look.contested ? 2.6 : look.retired ? 1 : 1.4,
-      color: { color, highlight: theme.accent, hover: color, opacity: look.retired ? 0.75 : 0.9 },
+      id: fact.id, from: from.id, to: to.id, hidden, label: label || "",
+      dashes: past ? [5, 5] : false,
+      width: look.contested ? 2.6 : past ? 1 : 1.4,
+      color: { color, highlight: theme.accent, hover: color, opacity: past ? 0.75 : 0.9 },
       font: { color: look.contested ? theme.contested : theme.text, strokeColor: theme.background,
               size: EDGE_FONT_PX, strokeWidth: 4, align: "middle" },
       scaling: { label: { enabled: false, drawThreshold: (own ? LEGIBLE_PX : EDGE_FONT_PX * EDGE_LABEL_SCALE) + 1,

@@ -34,7 +34,8 @@ function labelScales(entities, highestDegree) {
   });
   // pairs that overlap at scale 1 are the only ones that can: found through a grid of cells as
   // large as the widest label, so 1,500 labels cost a few thousand comparisons, not a million
-  const cell = Math.max(1, ...boxes.map((b) => b.w));
+  let cell = 1;
+  for (const box of boxes) cell = Math.max(cell, box.w);
   const grid = new Map();
   const scales = new Map();
   for (const box of boxes) {

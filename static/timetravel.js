@@ -27,7 +27,8 @@ function openContradictionsAt(fact, at) {
     at === null ? c.resolvedAt === -1 : c.recordedAt <= at && (c.resolvedAt === -1 || c.resolvedAt > at));
 }
 
-// Valid times are ISO dates or datetimes as written, so they compare as strings.
+// Valid times are ISO dates or datetimes as written, so they compare as strings (as the store's
+// `--as-of-valid` does).
 function holdsAtValid(factState, validAt) {
   if (validAt === null) return true;
   if (factState.status === "retracted") return false;
@@ -36,14 +37,23 @@ function holdsAtValid(factState, validAt) {
 }
 
 // How a fact appears under the view state: hidden (with why) or shown as current/retired.
+// "True at T" shows what `memlens facts --as-of-valid T` returns under the chosen record time:
+// every current or superseded fact whose validity holds at T, a value superseded later included
+// (it held then: `heldThen`), whatever "Show superseded" says. Without a valid time, retired
+// facts wait for "Show superseded".
 function factAppearance(fact, view) {
   const state = factStateAt(fact, view.asOfRecord);
   if (!state) return { shown: false, why: "unrecorded", state: null };
   if (state.status === "forgotten") return { shown: false, why: "forgotten", state };
   const retired = RETIRED.has(state.status);
-  if (retired && !view.showSuperseded) return { shown: false, why: "superseded", state, retired };
-  if (!holdsAtValid(state, view.asOfValid)) return { shown: false, why: "invalid", state, retired };
+  let heldThen = false;
+  if (view.asOfValid !== null) {
+    if (!holdsAtValid(state, view.asOfValid)) return { shown: false, why: "invalid", state, retired };
+    heldThen = retired;
+  } else if (retired && !view.showSuperseded) {
+    return { shown: false, why: "superseded", state, retired };
+  }
   const contested = view.asOfRecord === null ? fact.contested || openContradictionsAt(fact, null).length > 0
     : openContradictionsAt(fact, view.asOfRecord).length > 0;
-  return { shown: true, why: null, state, retired, contested };
+  return { shown: true, why: null, state, retired, heldThen, contested };
 }

@@ -105,19 +105,30 @@ def test_superseded_facts_are_hidden_until_toggled_then_drawn_dashed(report):
     assert edge(report, IDS.alice_at_acme)["hidden"] is False
 
 
+def travel(page, slider: str, view_key: str, value) -> None:
+    """Move a time slider with the keyboard, stop by stop from the far left, until the view is at `value`."""
+    page.focus(slider)
+    page.keyboard.press("Home")
+    for _ in range(500):
+        if page.evaluate("(key) => window.memlens.view[key]", view_key) == value:
+            return
+        page.keyboard.press("ArrowRight")
+    raise AssertionError(f"{slider} has no stop at {value!r}")
+
+
 def test_record_time_as_of_hides_a_fact_until_it_was_recorded(report):
     page = report.page
-    times = page.evaluate("JSON.parse(document.getElementById('memlens-data').textContent).times")
+    times = page.evaluate("() => window.memlens.times")
     recorded = next(f["recorded_at"] for f in project_snapshot()["facts"] if f["id"] == IDS.alice_at_acme)
     before = times.index(recorded) - 1
     page.evaluate("(id) => window.memlens.selectEntityById(id)", IDS.alice)
     assert edge(report, IDS.alice_at_acme)["hidden"] is False
-    page.locator("#asof-record").fill(str(before))
+    travel(page, "#asof-record", "asOfRecord", before)
     assert page.locator("#asof-record-value").inner_text() == times[before][:16].replace("T", " ")
     assert edge(report, IDS.alice_at_acme)["hidden"] is True
     assert page.locator(f'#detail [data-fact-id="{IDS.alice_at_acme}"]').count() == 0
     assert edge(report, IDS.alice_at_globex)["hidden"] is False  # still believed then
-    page.locator("#asof-record").fill(str(before + 1))
+    page.keyboard.press("ArrowRight")
     assert edge(report, IDS.alice_at_acme)["hidden"] is False
     assert page.locator(f'#detail [data-fact-id="{IDS.alice_at_acme}"]').count() == 1
     page.click("#reset-view")
@@ -126,15 +137,17 @@ def test_record_time_as_of_hides_a_fact_until_it_was_recorded(report):
 
 def test_valid_time_control_shows_what_was_true_then(report):
     page = report.page
-    valid_times = page.evaluate("JSON.parse(document.getElementById('memlens-data').textContent).validTimes")
-    page.locator("#asof-valid").fill(str(valid_times.index("2024-03-01") + 1))
+    travel(page, "#asof-valid", "asOfValid", "2024-03-01")
     assert page.locator("#asof-valid-value").inner_text() == "2024-03-01"
-    assert edge(report, IDS.alice_at_acme)["hidden"] is True   # valid from 2025-06-01
-    page.check("#show-superseded")
-    assert edge(report, IDS.alice_at_globex)["hidden"] is False  # 2024-03-01 .. 2025-06-01
-    assert edge_hidden(report, IDS.alice_at_initech)  # ended 2024-03-01
-    page.locator("#asof-valid").fill("0")
+    assert not page.locator("#asof-valid-any").is_checked()
+    assert edge(report, IDS.alice_at_acme)["hidden"] is True     # valid from 2025-06-01
+    assert not page.locator("#show-superseded").is_checked()
+    assert edge(report, IDS.alice_at_globex)["hidden"] is False  # 2024-03-01 .. 2025-06-01, superseded since
+    assert edge_hidden(report, IDS.alice_at_initech)            # ended 2024-03-01
+    page.check("#asof-valid-any")
+    assert page.locator("#asof-valid-value").inner_text() == "any time"
     assert edge(report, IDS.alice_at_acme)["hidden"] is False
+    assert edge_hidden(report, IDS.alice_at_globex)              # superseded: hidden until asked for
 
 
 def test_keyboard_slash_searches_enter_picks_escape_closes(report):

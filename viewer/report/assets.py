@@ -25,7 +25,7 @@ VIS_VERSION = "9.1.2"
 VIS_DIR = _pyvis_folder() / "templates" / "lib" / f"vis-{VIS_VERSION}"
 # Load order matters: later files use what earlier ones define inside the shared closure.
 SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "node_labels.js", "graph_view.js", "detail_panel.js",
-                "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "app.js")
+                "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
 STYLE_FILES = ("report.css",)
 SITE_STYLE_FILES = ("report.css", "site.css")
 SITE_SCRIPT_FILES = ("dom.js", "site.js")
