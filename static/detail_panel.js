@@ -65,7 +65,8 @@ function createDetailPanel(memory, view, panel, actions) {
       el("span", { className: "fact-relation" }, " " + fact.relationName + " "),
       outgoing ? refButton(fact.objectEntity) : el("span", { className: "fact-self" }, entity.name));
     const badges = el("p", { className: "fact-badges" },
-      el("span", { className: "status status-" + state.status }, state.status),
+      el("span", { className: "status status-" + look.status,
+                   title: look.status === "candidate" ? "awaiting review; not believed until approved" : null }, look.status),
       look.heldThen ? el("span", { className: "status status-held", title: "true at the chosen valid time, superseded later" },
                          "held then") : null,
       look.contested ? el("strong", { className: "tag tag-contested" }, "contested") : null,
@@ -83,7 +84,7 @@ function createDetailPanel(memory, view, panel, actions) {
       line, badges,
       fact.description ? el("p", { className: "fact-description" }, fact.description) : null,
       look.contested ? contestedBox(fact, openContradictionsAt(fact, view.asOfRecord)) : null,
-      supersededBox(state), evidenceList(fact), meta);
+      look.status === "candidate" ? null : supersededBox(state), evidenceList(fact), meta);
   }
 
   function tombstone(fact) {

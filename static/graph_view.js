@@ -31,6 +31,7 @@ function createGraphView(memory, view, container, events) {
   const liveFacts = new Set();     // of those, the current ones: always in vis (hidden when not shown)
   const retiredFacts = [];         // the rest: in vis only while shown
   const retiredInVis = new Set();
+  const disputedRetired = [];      // retired facts in a contradiction: one may be a candidate, shown
   const drawnFactsOf = new Map();  // entity index -> its drawn facts
   const lastStyle = new Map();
   let theme;
@@ -50,6 +51,7 @@ function createGraphView(memory, view, container, events) {
   let byRetired = null, byValidTo = null;
   function retiredCandidates() {
     const out = new Set(retiredInVis);
+    for (const fact of disputedRetired) out.add(fact.index);
     if (view.showSuperseded) {
       for (const fact of retiredFacts) out.add(fact.index);
       return out;
@@ -102,6 +104,7 @@ function createGraphView(memory, view, container, events) {
         } else {
           retiredFacts.push(fact);
           newRetired.push(fact);
+          if (fact.contradictionList.length) disputedRetired.push(fact);
           byRetired = byValidTo = null;
         }
       }

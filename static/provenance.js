@@ -48,9 +48,14 @@ function createProvenance(memory, view, nodes) {
       el("td", { className: "time" }, shortTime(memory.times[row.at])),
       el("td", { className: "actor" }, row.actor),
       el("td", null, el("span", { className: "badge badge-" + row.action }, row.action)),
-      refCell(memory, row.refs))));
-    nodes.count.textContent = plural(matching.length, "entry", "entries") + " of " + memory.ledger.length.toLocaleString("en");
-    nodes.more.hidden = matching.length <= limit;
+      refCell(memory, row.refs, row.action))));
+    const total = memory.ledger.length;
+    const shown = Math.min(limit, matching.length);
+    const of = matching.length === total ? plural(total, "entry", "entries")
+      : plural(matching.length, "matching entry", "matching entries") + " (of " + total.toLocaleString("en") + ")";
+    nodes.count.textContent = (shown < matching.length ? "Showing the newest " + shown.toLocaleString("en") + " of " : "") + of;
+    nodes.more.hidden = shown >= matching.length;
+    nodes.more.textContent = "Show " + Math.min(LEDGER_PAGE * 5, matching.length - shown).toLocaleString("en") + " more";
   }
 
   const rerender = () => { limit = LEDGER_PAGE; render(); };

@@ -8,8 +8,12 @@ function refTarget(memory, ref) {
   return { kind: "other", item: ref };
 }
 
+// Rows whose target is a name, not a record: the relation declared functional, the type added.
+const NAMING_ACTIONS = { declare_functional: "relation", add_type: "type" };
+
 // A button the page's delegated click handler follows (selects the entity or fact in place).
-function refCell(memory, refs) {
+// `action` (a ledger row's) tells a name from an id that is gone.
+function refCell(memory, refs, action) {
   return el("td", { className: "refs" }, refs.map((ref) => {
     const target = refTarget(memory, ref);
     if (target.kind === "entity") {
@@ -25,6 +29,7 @@ function refCell(memory, refs) {
       return el("button", { type: "button", className: "ref ref-contradiction", "data-ref-kind": "fact",
                             "data-ref-id": first ? first.id : "" }, "contradiction " + shortId(target.item.id));
     }
+    if (NAMING_ACTIONS[action]) return el("code", { className: "ref-name" }, NAMING_ACTIONS[action] + " " + target.item);
     return el("code", { className: "ref-missing", title: String(target.item) }, shortId(target.item) + " (gone)");
   }));
 }

@@ -36,24 +36,33 @@ function holdsAtValid(factState, validAt) {
          (factState.validTo === null || validAt < factState.validTo);
 }
 
+// The status a reader sees. A retracted fact that is still one side of an open contradiction is
+// a candidate awaiting review (memware's review queue): a memlens store resolves a fact's
+// contradictions when it retracts it, so only an import has these. viewer/model/fact_status.py
+// says the same for the site's pages and the CLI.
+function shownStatus(status, contested) {
+  return status === "retracted" && contested ? "candidate" : status;
+}
+
 // How a fact appears under the view state: hidden (with why) or shown as current/retired.
 // "True at T" shows what `memlens facts --as-of-valid T` returns under the chosen record time:
 // every current or superseded fact whose validity holds at T, a value superseded later included
 // (it held then: `heldThen`), whatever "Show superseded" says. Without a valid time, retired
-// facts wait for "Show superseded".
+// facts wait for "Show superseded"; a candidate awaiting review is shown, contested.
 function factAppearance(fact, view) {
   const state = factStateAt(fact, view.asOfRecord);
   if (!state) return { shown: false, why: "unrecorded", state: null };
   if (state.status === "forgotten") return { shown: false, why: "forgotten", state };
-  const retired = RETIRED.has(state.status);
-  let heldThen = false;
-  if (view.asOfValid !== null) {
-    if (!holdsAtValid(state, view.asOfValid)) return { shown: false, why: "invalid", state, retired };
-    heldThen = retired;
-  } else if (retired && !view.showSuperseded) {
-    return { shown: false, why: "superseded", state, retired };
-  }
   const contested = view.asOfRecord === null ? fact.contested || openContradictionsAt(fact, null).length > 0
     : openContradictionsAt(fact, view.asOfRecord).length > 0;
-  return { shown: true, why: null, state, retired, heldThen, contested };
+  const status = shownStatus(state.status, contested);
+  const retired = RETIRED.has(status);
+  let heldThen = false;
+  if (view.asOfValid !== null) {
+    if (!holdsAtValid(state, view.asOfValid)) return { shown: false, why: "invalid", state, retired, status };
+    heldThen = retired;
+  } else if (retired && !view.showSuperseded) {
+    return { shown: false, why: "superseded", state, retired, status };
+  }
+  return { shown: true, why: null, state, status, retired, heldThen, contested };
 }

@@ -8,8 +8,11 @@ record time, superseded_by, status committed|candidate|rejected|retracted, sourc
 memware has no entity table: subjects and values become entities (one per memware-normalized
 name, named as first written; `Concept` for subjects, `Value` for what is only ever a value) and
 each belief is a fact named by its relation. Every key holds one current value, so every relation
-is functional. A candidate parked for review is not believed: it is shown retracted ("awaiting
-review") and contested with the belief it challenges, the review's reason as the contradiction's.
+is functional. A candidate parked for review is not believed: it is kept out of the current facts
+as a retraction is ("candidate awaiting review") and stays contested with the belief it challenges,
+the review's reason as the contradiction's; a retracted fact in an open contradiction is what the
+viewer and the CLI show as a candidate awaiting review (a memlens store resolves a fact's
+contradictions when it retracts it, so only such an import has one).
 memware records neither when a belief stopped being current nor any provenance: those times are
 taken from the rows that replaced, reviewed, retracted or confirmed it, and the ledger is rebuilt
 from them.

@@ -13,6 +13,7 @@ from memlens.store.snapshot_load import load_into
 from memlens.viewer import regeneration
 from memlens.viewer.atomic import atomic_write
 
+from .formatting import import_summary
 from .options import dataset_options, emit, note, open_memory
 from .progress import Progress
 
@@ -179,8 +180,7 @@ def import_command(source, source_path, deleted_text, db, dataset, as_json):
         counts = load_into(memory, snapshot, source=source)
         progress.advance()
         name = memory.name
-    emit(as_json, dict(counts, dataset=name),
-         f"imported {source} into {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if isinstance(v, int)))
+    emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
 
 
 COMMANDS = [export, view, import_command]

@@ -10,22 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .text_width import text_width
+
 LABEL_FONT_PX = 14
 LABEL_CHARS = 28
 DOT_MIN, DOT_MAX = 8.0, 24.0
 STROKE_PX = 4        # the label's outline, drawn around every glyph
 LABEL_GAP = LABEL_FONT_PX / 2 + 4
-# Advance widths in em of DejaVu Sans, Chromium's system-ui on Debian and wider than the
-# system fonts of macOS and Windows, so a box measured with them holds the label anywhere.
-_WIDTHS = dict(zip(
-    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~",
-    (0.32, 0.40, 0.46, 0.84, 0.64, 0.95, 0.78, 0.28, 0.39, 0.39, 0.50, 0.84, 0.32, 0.36, 0.32, 0.34,
-     *[0.64] * 10, 0.34, 0.34, 0.84, 0.84, 0.84, 0.54, 1.00,
-     0.69, 0.69, 0.70, 0.77, 0.64, 0.58, 0.78, 0.76, 0.30, 0.30, 0.66, 0.56, 0.87, 0.75, 0.79, 0.61,
-     0.79, 0.70, 0.64, 0.62, 0.74, 0.69, 0.99, 0.69, 0.62, 0.69, 0.39, 0.34, 0.39, 0.84, 0.50, 0.50,
-     0.62, 0.64, 0.55, 0.64, 0.62, 0.36, 0.64, 0.64, 0.28, 0.28, 0.58, 0.28, 0.98, 0.64, 0.62, 0.64,
-     0.64, 0.42, 0.53, 0.40, 0.64, 0.60, 0.82, 0.60, 0.60, 0.53, 0.64, 0.34, 0.64, 0.84)))
-_WIDE = 1.0   # anything else (accents, CJK, emoji): a full em, never less than it takes
 
 
 @dataclass(frozen=True)
@@ -43,7 +34,7 @@ def label_text(name: str) -> str:
 
 
 def label_width(name: str) -> float:
-    return LABEL_FONT_PX * sum(_WIDTHS.get(ch, _WIDE) for ch in label_text(name)) + STROKE_PX
+    return text_width(label_text(name), LABEL_FONT_PX) + STROKE_PX
 
 
 def dot_radius(degree: int, highest_degree: int) -> float:

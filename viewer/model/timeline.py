@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any, Iterable, NamedTuple
 
 from .snapshot_index import SnapshotIndex
+from .text_width import clip_to_width, text_width
 from .time_axis import from_day_number, short_record_time, to_day_number
 
 WIDTH = 760
@@ -29,6 +30,8 @@ MAX_ROWS = 40
 MAX_FUNCTIONAL_TIMELINES = 200
 MAX_SINGLE_VALUE_KEYS = 30     # a key with one value has no history to show; a few give the picture
 MAX_ENTITY_TIMELINES = 100
+LABEL_PX, LABEL_PX_TWO_LINES = 12, 11   # static/report.css .tl-label, .tl-label-2
+LABEL_ROOM = LABEL_WIDTH - 6           # the label ends at x = LABEL_WIDTH, text-anchor end
 MARKER_KINDS = ("asserted", "superseded", "retracted", "contested", "reasserted", "forgotten")
 MARKER_ORDER = {kind: i for i, kind in enumerate(MARKER_KINDS)}
 
@@ -64,6 +67,7 @@ class Row(NamedTuple):
     contested: bool
     bar: Bar | None
     markers: list[Marker]
+    lines: tuple[str, ...] = ()   # the label as drawn: one line, or two smaller ones that fit
 
 
 @dataclass(frozen=True)
@@ -160,9 +164,10 @@ class TimelineBuilder:
 
     # -- assembly -------------------------------------------------------------------------
     def build(self, anchor: str, title: str, subtitle: str, rows: list[tuple[str, dict[str, Any]]],
-              entity_id: str = "", hidden: int = 0) -> Timeline:
+              entity_id: str = "", hidden: int = 0, ends: dict[str, str] | None = None) -> Timeline:
         """`rows` are (label, fact) pairs, already in display order; the last MAX_ROWS are drawn.
-        `hidden` counts rows the caller already left out."""
+        `hidden` counts rows the caller already left out. `ends` (fact id -> valid time) ends the
+        bars of facts that give no end of their own."""
         if len(rows) > MAX_ROWS:
             hidden += len(rows) - MAX_ROWS
             rows = rows[-MAX_ROWS:]
@@ -183,13 +188,15 @@ class TimelineBuilder:
             bar = None
             if status != "forgotten":
                 valid_from, valid_to = line.valid_from, line.valid_to
+                if valid_to is None and ends and line.fact_id in ends:
+                    valid_to = self.day(ends[line.fact_id])
                 left = round(offset + valid_from * scale, 1) if valid_from is not None else float(PLOT_LEFT)
                 right = round(offset + valid_to * scale, 1) if valid_to is not None else float(PLOT_RIGHT)
                 bar = Bar(left, round(max(right - left, 2.0), 1), status, line.color, valid_from is None,
                           valid_to is None)
             markers = [Marker(round(offset + day * scale, 1), kind, text) for day, kind, text in line.events]
-            built.append(Row(y, _clip(label, 30), f"{label} ({status}; {line.validity})", line.fact_id, status,
-                             line.contested, bar, markers))
+            built.append(Row(y, label, f"{label} ({status}; {line.validity})", line.fact_id, status,
+                             line.contested, bar, markers, label_lines(label)))
             y += ROW_HEIGHT
         height = TOP + len(built) * ROW_HEIGHT + AXIS_HEIGHT
         return Timeline(anchor=anchor, title=title, subtitle=subtitle, rows=built,
@@ -197,8 +204,17 @@ class TimelineBuilder:
                         height=height, hidden_rows=hidden, entity_id=entity_id)
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+def label_lines(label: str) -> tuple[str, ...]:
+    """A row's label in the room left of the plot: whole on one line if it fits, else on two
+    smaller lines broken at the space that best balances them, the second cut if it must be."""
+    if text_width(label, LABEL_PX) <= LABEL_ROOM:
+        return (label,)
+    spaces = [i for i, ch in enumerate(label) if ch == " "]
+    fitting = [i for i in spaces if text_width(label[:i], LABEL_PX_TWO_LINES) <= LABEL_ROOM]
+    if not fitting:
+        return (clip_to_width(label, LABEL_PX, LABEL_ROOM),)
+    cut = min(fitting, key=lambda i: abs(text_width(label[:i], 1) - text_width(label[i + 1:], 1)))
+    return (label[:cut], clip_to_width(label[cut + 1:], LABEL_PX_TWO_LINES, LABEL_ROOM))
 
 
 def _padded_range(low: float, high: float) -> tuple[float, float]:
@@ -261,8 +277,22 @@ def functional_timelines(builder: TimelineBuilder) -> tuple[list[Timeline], int]
         values = len(facts)
         timelines.append(builder.build(
             anchor=f"timeline-key-{subject}-{relation}", title=f"{index.name(subject)} \u00b7 {relation}",
-            subtitle=f"{values} value{'s' if values != 1 else ''}", rows=rows, entity_id=subject))
+            subtitle=f"{values} value{'s' if values != 1 else ''}", rows=rows, entity_id=subject,
+            ends=replaced_at(facts, index.facts)))
     return timelines, len(ordered) - len(chosen)
+
+
+def replaced_at(values: list[dict[str, Any]], facts: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Superseded values of one key that give no end date (an importer's rows often do not):
+    each ends where the value that superseded it starts. A store of ours closes them itself."""
+    ends = {}
+    for fact in values:
+        successor = facts.get(fact.get("superseded_by") or "")
+        start = successor.get("valid_from") if successor else None
+        if fact.get("status") == "superseded" and not fact.get("valid_to") and start \
+                and start > (fact.get("valid_from") or ""):
+            ends[fact["id"]] = start
+    return ends
 
 
 def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None:

@@ -11,7 +11,7 @@ from typing import Callable
 
 from markupsafe import Markup, escape
 
-from .timeline import PLOT_LEFT, PLOT_RIGHT, WIDTH, Timeline
+from .timeline import LABEL_WIDTH, PLOT_LEFT, PLOT_RIGHT, WIDTH, Timeline
 
 Escape = Callable[[str], str]
 
@@ -51,6 +51,15 @@ def _marker(kind: str, x: float, y: int, title: str) -> str:
     return shape.format(x=x, y=y, top=y - 4.5, peak=y - 5, left=round(x - 3.5, 1), corner=y - 3.5, t=title)
 
 
+def _label(row) -> str:
+    x, y = LABEL_WIDTH, row.y
+    if len(row.lines) == 1:
+        return f'<text class="tl-label" x="{x}" y="{y + 14}">{_escape(row.lines[0])}</text>'
+    first, second = (_escape(line) for line in row.lines)
+    return (f'<text class="tl-label tl-label-2" x="{x}" y="{y + 11}">{first}'
+            f'<tspan x="{x}" dy="12">{second}</tspan></text>')
+
+
 def timeline_svg(timeline: Timeline, esc: Escape = _escape) -> Markup:
     """The `<svg>` element of one timeline: axis, one row per fact, and the valid-time cursor.
 
@@ -70,8 +79,7 @@ def timeline_svg(timeline: Timeline, esc: Escape = _escape) -> Markup:
     for row in t.rows:
         y = row.y
         parts = [f'<g class="tl-row tl-{esc(row.status)}{" tl-is-contested" if row.contested else ""}" '
-                 f'data-fact="{esc(row.fact_id)}"><title>{_escape(row.title)}</title>'
-                 f'<text class="tl-label" x="200" y="{y + 14}">{_escape(row.label)}</text>']
+                 f'data-fact="{esc(row.fact_id)}"><title>{_escape(row.title)}</title>', _label(row)]
         bar = row.bar
         if bar is not None:
             color, x = esc(bar.color), bar.x

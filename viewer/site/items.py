@@ -15,6 +15,7 @@ from typing import Any
 from markupsafe import escape
 
 from ..model.evidence import is_web_link
+from ..model.fact_status import shown_status
 from ..model.links import deep_link
 from ..model.snapshot_index import SnapshotIndex
 from ..model.time_axis import short_record_time
@@ -38,6 +39,9 @@ def validity(valid_from: str | None, valid_to: str | None, unknown: str = "valid
         return f"valid until {valid_to}"
     return unknown
 
+
+# rows whose target is a name, not a record: the relation declared functional, the type added
+NAMING_ACTIONS = {"declare_functional": "relation", "add_type": "type"}
 
 class SiteItems:
     """Renders and remembers the repeated items of a site, for pages in one folder.
@@ -147,7 +151,7 @@ class SiteItems:
 
     def _card(self, fact: dict[str, Any]) -> str:
         t = self.t
-        fid, status = fact["id"], str(fact.get("status") or "")
+        fid, status = fact["id"], shown_status(fact)
         contested = bool(fact.get("contested"))
         parts = [f'<article class="fact fact-{t(status)}{" is-contested" if contested else ""}"{self._anchor(fid)}>'
                  f'<p class="fact-line">{self.entity_ref(fact.get("subject"))} <span class="fact-relation">'
@@ -259,7 +263,8 @@ class SiteItems:
         except KeyError:
             t = self.t
             action = t(row.get("action") or "")
-            refs = " ".join(self.any_ref(r) for r in self._shown_refs(row.get("refs") or ()))
+            naming = NAMING_ACTIONS.get(row.get("action"))
+            refs = " ".join(f'<code class="ref-name">{naming} {h(r)}</code>' if naming else self.any_ref(r) for r in self._shown_refs(row.get("refs") or ()))
             seq = row.get("seq")
             html = (f'<tr><td class="num">{seq if type(seq) is int else h(seq)}</td>'
                     f'<td class="time">{t(short_record_time(row.get("at")))}</td>'
