@@ -5,8 +5,32 @@
 // falls between the first and the last, with a tick, and a position between two stops means the
 // last stop before it, which is what "as of" means. The far left is the earliest stop. Record
 // time ends in "now"; valid time has "any time" as a switch of its own. Arrow keys step from
-// stop to stop, so stops minutes apart stay reachable.
+// stop to stop. Writes closer together than one step of the scale (a session's batch, minutes
+// apart) are one stop, the state after the last of them: stops are times, not write batches,
+// and a memory with 400,000 record times still has at most SCALE_STEPS + 1 of them.
 const SCALE_STEPS = 1000;
+
+// Of the sorted times first..last (`dayOf(i)`: time i in days), the last one in each step of the
+// scale, found by halving rather than by reading every time.
+function lastPerStep(first, last, dayOf) {
+  const start = dayOf(first), end = dayOf(last);
+  if (start === null || end === null || !(end > start)) return first === last ? [first] : [first, last];
+  const found = [];
+  let low = first;
+  for (let step = 0; step <= SCALE_STEPS && low <= last; step++) {
+    const until = start + (end - start) * step / SCALE_STEPS;
+    let lo = low, hi = last, at = -1;
+    while (lo <= hi) {            // the last time at or before `until`
+      const middle = (lo + hi) >> 1;
+      const day = dayOf(middle);
+      if (day !== null && day > until) hi = middle - 1;
+      else { at = middle; lo = middle + 1; }
+    }
+    if (at >= low) { found.push(at); low = at + 1; }
+  }
+  if (found[found.length - 1] !== last) found.push(last);
+  return found;
+}
 
 // Stops (any values) at their times (`timeOf`: a number, or null if unreadable), as slider positions 0..SCALE_STEPS.
 function timeScale(stops, timeOf) {
@@ -53,7 +77,7 @@ function createControls(memory, view, nodes, onChange) {
   // is nothing to draw), then "now" (the same state as the last write)
   let firstRecord = memory.times.length - 1;
   for (const entity of memory.entities) if (entity.createdAt >= 0) firstRecord = Math.min(firstRecord, entity.createdAt);
-  const recordStops = memory.times.map((_, i) => i).filter((i) => i >= firstRecord);
+  const recordStops = memory.times.length ? lastPerStep(firstRecord, memory.times.length - 1, (i) => dayNumber(memory.times[i])) : [];
   const record = timeScale(recordStops, (i) => dayNumber(memory.times[i]));
   const recordLabels = stopLabels(recordStops.map((i) => memory.times[i]));
   const valid = timeScale(memory.validTimes.slice(), dayNumber);
@@ -65,7 +89,15 @@ function createControls(memory, view, nodes, onChange) {
   const lastRecord = recordStops.length - 1; // stop indexes, not time indexes
   let lastValid = 0; // where the valid slider was left when "any time" went back on
 
-  const recordStop = (at) => Math.max(0, recordStops.indexOf(at));
+  function recordStop(at) { // the stop showing record time index `at`: the last one at or before it
+    let low = 0, high = recordStops.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (recordStops[middle] <= at) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
   function recordLabel() {
     return view.asOfRecord === null ? "now" : recordLabels[recordStop(view.asOfRecord)];
   }
