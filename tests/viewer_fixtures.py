@@ -155,8 +155,12 @@ class SnapshotBuilder:
         self._log(at, actor, "supersede", "fact", [late, present], {"status": "superseded", "late": True})
 
     def retract(self, fid: str, reason: str, actor: str = "cli:alice") -> None:
+        """As the store does, retracting resolves the fact's open contradictions."""
         at = self.now()
         self._change(fid, at, "retracted", reason=reason)
+        for contradiction in self.contradictions.values():
+            if contradiction["resolved_at"] is None and fid in contradiction["facts"]:
+                self._resolve_open_between(*contradiction["facts"], at, "retracted", reason)
         self._log(at, actor, "retract", "fact", [fid], {"status": "retracted"})
 
     def reassert(self, fid: str, actor: str = "agent:claude") -> None:
