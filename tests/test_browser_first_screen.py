@@ -206,16 +206,16 @@ def test_header_counts_add_up_and_follow_record_time_as_the_cli_counts(browser, 
         page_reset.close()
 
 
-def test_a_memoose_import_names_the_relation_it_declared_functional(browser, pages):
+def test_a_row_declaring_a_relation_functional_names_the_relation(browser, pages):
     site_ledger = pages["site"].parent / "ledger" / "index.html"
-    text = site_ledger.read_text(encoding="utf-8")
-    assert '<code class="ref-name">relation works_at</code>' in text
-    opened = open_report(browser, pages["memoose"])
-    try:
-        page = opened.page
-        page.click("#tab-provenance")
-        page.select_option("#ledger-action", "declare_functional")
-        targets = page.locator("#ledger-rows td.refs").all_inner_texts()
-        assert targets and all(t == "relation works_at" for t in targets)
-    finally:
-        opened.close()
+    assert '<code class="ref-name">relation works_at</code>' in site_ledger.read_text(encoding="utf-8")
+    for which, relation in (("memoose", "works_at"), ("demo", "owned_by")):   # imported, and our own
+        opened = open_report(browser, pages[which])
+        try:
+            page = opened.page
+            page.click("#tab-provenance")
+            page.select_option("#ledger-action", "declare_functional")
+            targets = page.locator("#ledger-rows td.refs").all_inner_texts()
+            assert targets and all(t == f"relation {relation}" for t in targets), which
+        finally:
+            opened.close()

@@ -409,10 +409,8 @@ def _ledger_event(e: _Event) -> LedgerEvent:
     elif action == "dismiss":
         refs = [i for i in uuids_in(e.ref_id) if i]
         payload["key"] = e.ref_id
-    elif action == "declare_functional":   # the row's target is the relation it names
+    elif action == "declare_functional":
         payload["relation"] = e.ref_id
-        refs = [e.ref_id] if e.ref_id else []
     elif action == "add_type":
         payload["type"] = e.ref_id
-        refs = [e.ref_id] if e.ref_id else []
     return LedgerEvent(e.at, e.actor or TOOL, action, kind, refs, payload)

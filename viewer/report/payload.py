@@ -18,6 +18,7 @@ from typing import Any, Callable
 from ..model.columns import FACT_FIELDS, Columns
 from ..model.evidence import is_web_link
 from ..model.layout import Layout
+from ..model.ledger_targets import row_targets
 from ..model.palette import TypeLook
 from ..model.snapshot_index import UNKNOWN_LOOK
 from ..model.worklist import dismissal_groups, worklist_groups
@@ -45,7 +46,7 @@ LEDGER_COLUMNS = ("seq", "at", "actor", "action", "refs", "refsEnd")
 WORKLIST_COLUMNS = ("key", "summary", "refs")
 DISMISSAL_COLUMNS = ("key", "reason", "actor", "at")
 # what is read of each snapshot ledger row
-_LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs")
+_LEDGER_FIELDS = ("seq", "at", "actor", "action", "refs", "payload")
 
 
 class _Indexes:
@@ -207,8 +208,10 @@ def _contradiction_rows(snapshot: dict[str, Any], ix: _Indexes) -> list[list[Any
 def _ledger_columns(ledger: Columns, ix: _Indexes) -> dict[str, list[Any]]:
     """The ledger as one list per field (see LEDGER_COLUMNS). The rows' references (entity index,
     -(fact index + 1), or an id as given) are one flat list; row i's are those from
-    refsEnd[i - 1] (0 for the first row) up to refsEnd[i]."""
-    targets = ledger["refs"]
+    refsEnd[i - 1] (0 for the first row) up to refsEnd[i]. A row about a relation or a type names
+    it instead (ledger_targets.row_targets)."""
+    targets = [refs if refs else row_targets(action, refs, payload)
+               for refs, action, payload in zip(ledger["refs"], ledger["action"], ledger["payload"])]
     flat = list(chain.from_iterable(t for t in targets if t))
     return {
         "seq": ledger["seq"],

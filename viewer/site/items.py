@@ -16,6 +16,7 @@ from markupsafe import escape
 
 from ..model.evidence import is_web_link
 from ..model.fact_status import shown_status
+from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
 from ..model.links import deep_link
 from ..model.snapshot_index import SnapshotIndex
 from ..model.time_axis import short_record_time
@@ -39,9 +40,6 @@ def validity(valid_from: str | None, valid_to: str | None, unknown: str = "valid
         return f"valid until {valid_to}"
     return unknown
 
-
-# rows whose target is a name, not a record: the relation declared functional, the type added
-NAMING_ACTIONS = {"declare_functional": "relation", "add_type": "type"}
 
 class SiteItems:
     """Renders and remembers the repeated items of a site, for pages in one folder.
@@ -263,8 +261,12 @@ class SiteItems:
         except KeyError:
             t = self.t
             action = t(row.get("action") or "")
-            naming = NAMING_ACTIONS.get(row.get("action"))
-            refs = " ".join(f'<code class="ref-name">{naming} {h(r)}</code>' if naming else self.any_ref(r) for r in self._shown_refs(row.get("refs") or ()))
+            if row.get("refs"):
+                refs = " ".join(self.any_ref(r) for r in self._shown_refs(row["refs"]))
+            else:  # about a relation or a type: the name its payload gives
+                kind = NAMED_IN_PAYLOAD.get(row.get("action"))
+                refs = " ".join(f'<code class="ref-name">{kind} {h(name)}</code>'
+                                for name in row_targets(row.get("action"), (), row.get("payload")))
             seq = row.get("seq")
             html = (f'<tr><td class="num">{seq if type(seq) is int else h(seq)}</td>'
                     f'<td class="time">{t(short_record_time(row.get("at")))}</td>'
