@@ -7,9 +7,10 @@ from pathlib import Path
 
 from . import (contradictions, corrections, datasets, entities, forgetting, functional, hooks, ingest, ledger,
                maintenance, merging, ontology, reads, search, snapshot)
-from .db import connect, default_actor, write
+from .db import default_actor, write
 from .facts import FactInput, Outcome
 from .maintenance import Candidate
+from .opening import open_for_reading, open_for_writing
 from .timefmt import parse_instant, parse_valid_time, utc_now
 
 
@@ -23,11 +24,15 @@ class Memory:
         actor: str | None = None,
         clock: Callable[[], datetime] = utc_now,
         readonly: bool = False,
+        create: bool = True,
     ) -> None:
+        """Opened read-only (`readonly`: never written, never migrated), or for writing: made if
+        `create` and absent, migrated to the current schema. Either way refused if it is not a
+        memlens store or is damaged."""
         self.path = Path(path)
         self.actor = actor or default_actor()
         self.clock = clock
-        self.conn = connect(self.path, readonly=readonly)
+        self.conn = open_for_reading(self.path) if readonly else open_for_writing(self.path, create=create)
 
     @property
     def name(self) -> str:

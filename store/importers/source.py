@@ -1,9 +1,9 @@
 """Another tool's store file, opened read-only, and its times read as memlens times.
 
-The file is opened with `mode=ro`, never `immutable`: the tool that owns it may be writing while
-we read. Everything is read inside one read transaction, so the report is one consistent state
-even while that tool commits. SQLite may create the `-wal`/`-shm` companions a WAL reader
-needs; the store file itself is never written.
+The file is opened so that nothing beside it changes either (opening.read_only_uri): `immutable`
+when its whole content is in the file, `mode=ro` when the tool that owns it has writes in its
+`-wal` (it may be writing while we read) or keeps a rollback journal. Everything is read inside one
+read transaction, so the report is one consistent state even while that tool commits.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, MemlensError, NotFound
+from ..opening import read_only_uri
 from ..timefmt import parse_valid_time, record_time
 
 EPOCH_RECORD_TIME = "1970-01-01T00:00:00.000000Z"
@@ -89,7 +90,7 @@ def opened(path: Path, tool: str) -> Iterator[SourceFile]:
     if path.is_dir():
         raise SourceUnreadable(f"{path} is a directory, not a {tool} store file")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        conn = sqlite3.connect(read_only_uri(path, leave_no_trace=True), uri=True, isolation_level=None)
     except sqlite3.Error as exc:
         raise SourceUnreadable(f"{path} could not be opened ({exc})") from None
     try:

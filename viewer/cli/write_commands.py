@@ -6,11 +6,12 @@ from collections import Counter
 
 import click
 
+from memlens.store import datasets, ontology
 from memlens.store.ids import short
 from memlens.store.triples import parse_jsonl, parse_triple
 
 from .formatting import fact_line
-from .options import actor_option, dataset_options, emit, open_memory
+from .options import actor_option, dataset_options, emit, note, open_memory, read_memory
 from .progress import Progress
 
 
@@ -301,8 +302,13 @@ def types_list(db, dataset, as_json):
     Example:
       memlens types list --json
     """
-    with open_memory(db, dataset) as memory:
-        names = memory.types()
+    path = datasets.resolve(db, dataset)
+    if path.exists():
+        with read_memory(db, dataset) as memory:
+            names = memory.types()
+    else:  # a read creates no store: these are the types a first `remember` will find
+        names = ontology.default_types()
+        note(f"no store at {path} yet; every new dataset starts with these types")
     emit(as_json, names, "\n".join(names))
 
 
