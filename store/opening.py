@@ -108,6 +108,11 @@ def _open_writable(path: Path, *, create: bool) -> tuple[sqlite3.Connection, int
     _check_file(path, creating=create)
     if create:
         path.parent.mkdir(parents=True, exist_ok=True)
+    # Refused before SQLite opens it: it would fall back to reading, and leave -wal/-shm behind.
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StoreUnreadable(f"{path} cannot be written: the file is read-only")
+    if not os.access(path.parent, os.W_OK):
+        raise StoreUnreadable(f"{path} cannot be written: its folder is read-only (the store's log is kept beside it)")
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=60)
     except sqlite3.Error as exc:
