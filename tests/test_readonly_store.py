@@ -48,36 +48,39 @@ def shared() -> Iterator[Path]:
         shutil.rmtree(folder)
 
 
-# As root the child drops to `nobody` itself, once a first run of the commands (on a scratch store)
-# has imported everything they load: the interpreter and its library may live where `nobody`
-# cannot read.
+# One child process runs the commands in turn. As root it first runs them once on a scratch store,
+# which imports everything they load (the interpreter and its library may live where `nobody`
+# cannot read), then becomes `nobody`.
 READER = """
-import contextlib, io, os, sys, tempfile
-from memlens.viewer.cli.app import main, run
-if len(sys.argv) > 1 and sys.argv[1] == "--drop":
-    quiet = io.StringIO()
-    with tempfile.TemporaryDirectory() as scratch, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+import json, os, sys, tempfile
+from click.testing import CliRunner
+from memlens.viewer.cli import main
+runner = CliRunner()
+if sys.argv[1] == "--drop":
+    with tempfile.TemporaryDirectory() as scratch:
         db = ["--db", os.path.join(scratch, "w.sqlite")]
         for args in (["remember", "a:Person --knows--> b:Person"], ["view", "--no-open", "--out",
                      os.path.join(scratch, "w.html")], ["export", "-o", os.path.join(scratch, "w.json")],
                      ["history", "a"], ["recall", "a"], ["facts"], ["stats"]):
-            main.main([*args, *db], standalone_mode=False)
+            assert runner.invoke(main, [*args, *db]).exit_code == 0, args
     os.setgroups([]); os.setgid(%d); os.setuid(%d)
-    del sys.argv[1]
-run()
+results = [runner.invoke(main, args) for args in json.loads(sys.argv[2])]
+print(json.dumps([[r.exit_code, r.stdout, r.stderr] for r in results]))
 """ % (NOBODY, NOBODY)
 
 
-def run_as_reader(args: list[str], home: Path) -> subprocess.CompletedProcess:
-    """`memlens ARGS` as a process that has no write permission on the store.
+def run_as_reader(commands: list[list[str]], home: Path) -> list[tuple[int, str, str]]:
+    """Each `memlens ARGS` run, as a user with no write permission on the store: (exit code, stdout,
+    stderr).
 
-    As root (which ignores file modes), the process runs as the unprivileged user `nobody`, so the
+    As root (which ignores file modes) the commands run as the unprivileged user `nobody`, so the
     modes really apply; as any other user, the modes apply to that user already.
     """
-    drop = ["--drop"] if can_drop_privileges() else []
+    drop = "--drop" if can_drop_privileges() else "--as-is"
     env = dict(os.environ, MEMLENS_HOME=str(home), HOME=str(home))
-    return subprocess.run([sys.executable, "-c", READER, *drop, *args], env=env, capture_output=True, text=True,
-                          timeout=120, cwd=home)
+    done = subprocess.run([sys.executable, "-c", READER, drop, json.dumps(commands)], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=home, check=True)
+    return [tuple(result) for result in json.loads(done.stdout)]
 
 
 @pytest.mark.slow
@@ -96,15 +99,16 @@ def test_every_read_command_reads_a_store_it_cannot_write(shared, layout):
     why = {"0444 file": "the file is read-only",  # the modes really apply to the reader
            "0555 folder": "its folder is read-only (the store's log is kept beside it)"}
 
-    denied = run_as_reader(["remember", "carol:Person --knows--> bob", "--db", str(store)], shared)
-    assert denied.returncode == 1 and denied.stderr == f"Error: {store} cannot be written: {why[layout]}\n"
-    for name, args in READS.items():
-        result = run_as_reader([*args, "--db", str(store)], shared)
-        assert result.returncode == 0, (name, result.stderr)
-        assert "alice" in result.stdout or name == "stats", name
-    assert json.loads(run_as_reader(["stats", "--json", "--db", str(store)], shared).stdout)["facts"] == 2
-    view = run_as_reader(["view", "--no-open", "--db", str(store), "--out", str(reports / "team.html")], shared)
-    assert view.returncode == 0, view.stderr
+    db = ["--db", str(store)]
+    commands = [["remember", "carol:Person --knows--> bob", *db], *([*args, *db] for args in READS.values()),
+                ["view", "--no-open", "--out", str(reports / "team.html"), *db]]
+    denied, *reads, view = run_as_reader(commands, shared)
+    assert denied[0] == 1 and denied[2] == f"Error: {store} cannot be written: {why[layout]}\n"
+    for name, (code, out, err) in zip(READS, reads):
+        assert code == 0, (name, err)
+        assert "alice" in out or name == "stats", name
+    assert json.loads(reads[0][1])["facts"] == 2
+    assert view[0] == 0, view[2]
     assert (reports / "team.html").stat().st_size > 10_000
     assert sorted(p.name for p in store_folder.iterdir()) == before  # no -wal, no -shm
 
