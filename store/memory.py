@@ -137,7 +137,7 @@ class Memory:
         return reads.fact_rows(
             self.conn,
             statuses=None if include_all else ("current",),
-            as_of_record=parse_instant(as_of_record, what="--as-of-record") if as_of_record else None,
+            as_of_record=None if as_of_record is None else parse_instant(as_of_record, what="--as-of-record"),
             as_of_valid=parse_valid_time(as_of_valid, what="--as-of-valid"),
         )
 

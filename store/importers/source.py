@@ -95,6 +95,8 @@ def opened(path: Path, tool: str) -> Iterator[SourceFile]:
         raise SourceUnreadable(f"{path} could not be opened ({exc})") from None
     try:
         conn.row_factory = sqlite3.Row
+        # One value that is not UTF-8 (another tool's bug, or a damaged page) must not hide the store.
+        conn.text_factory = _text_or_replacement
         conn.execute("PRAGMA busy_timeout = 10000")
         conn.execute("PRAGMA query_only = ON")
         conn.execute("BEGIN")
@@ -103,6 +105,10 @@ def opened(path: Path, tool: str) -> Iterator[SourceFile]:
         raise SourceUnreadable(f"{path} could not be read as a {tool} store ({exc})") from None
     finally:
         conn.close()
+
+
+def _text_or_replacement(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 # -- times ---------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def remember(facts, from_stdin, valid_from, valid_to, evidence, description, ove
     if from_stdin:
         if valid_from or valid_to or evidence or description:
             raise click.UsageError("with --stdin, put valid_from, evidence, ... in each JSON line")
-        items = parse_jsonl(sys.stdin)
+        items = parse_jsonl(sys.stdin.buffer)  # bytes: a line that is not UTF-8 is refused by number
     else:
         items = [
             parse_triple(text, description=description, evidence=tuple(evidence), valid_from=valid_from, valid_to=valid_to)
