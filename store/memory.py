@@ -99,9 +99,10 @@ class Memory:
         with self._write() as tx:
             return merging.merge(tx, keep, drop)
 
-    def forget_fact(self, ref: str) -> str:
+    def forget_fact(self, ref: str, *, with_orphans: bool = False) -> forgetting.FactForgotten:
+        """Forget a fact; `with_orphans` also forgets the entities only it named, in the same write."""
         with self._write() as tx:
-            forgotten = forgetting.forget_fact(tx, ref)
+            forgotten = forgetting.forget_fact(tx, ref, with_orphans=with_orphans)
             search.purge_deleted_text(tx.conn)
         self._flush_erased_pages()
         return forgotten

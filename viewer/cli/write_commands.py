@@ -217,18 +217,31 @@ def forget():
 
 @forget.command("fact")
 @click.argument("fact")
+@click.option("--with-orphans", is_flag=True,
+              help="Also forget its subject and object if no other fact names them (their names are text too).")
 @dataset_options
 @actor_option
-def forget_fact(fact, db, dataset, as_json, actor):
+def forget_fact(fact, with_orphans, db, dataset, as_json, actor):
     """Forget one FACT (id or its first 8 characters).
 
+    An entity that no other fact names keeps its name unless --with-orphans is given; the output
+    says which names stay.
+
     \b
-    Example:
+    Examples:
       memlens forget fact 1a2b3c4d
+      memlens forget fact 1a2b3c4d --with-orphans
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
-        fact_id = memory.forget_fact(fact)
-    emit(as_json, {"forgotten": fact_id}, f"forgot fact {short(fact_id)}")
+        done = memory.forget_fact(fact, with_orphans=with_orphans)
+    text = f"forgot fact {short(done.fact_id)}"
+    if done.orphans and with_orphans:  # a forgotten name is not said again
+        text += f" and {len(done.orphans)} entity(ies) only it named: {', '.join(short(i) for i, _ in done.orphans)}"
+    elif done.orphans:
+        names = ", ".join(repr(name) for _, name in done.orphans)
+        text += (f"; no fact names these entities any more, and their names stay: {names} "
+                 "(forget them with --with-orphans, or `memlens forget entity NAME`)")
+    emit(as_json, done.as_dict(), text)
 
 
 @forget.command("entity")
