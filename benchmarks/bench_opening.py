@@ -15,7 +15,6 @@ import argparse
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_regeneration import best_of as process_seconds  # noqa: E402
 from generate_store import generate  # noqa: E402
 
 from memlens.store.opening import QUICK_CHECK_ON_READ_MAX_BYTES  # noqa: E402
@@ -36,15 +36,6 @@ def quick_check_seconds(store: Path) -> float:
         return time.perf_counter() - started
     finally:
         conn.close()
-
-
-def process_seconds(command: list[str], env: dict[str, str], runs: int) -> float:
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, env=env, check=True, capture_output=True)
-        timings.append(time.perf_counter() - started)
-    return min(timings)
 
 
 def main() -> None:
