@@ -84,7 +84,7 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
         return conn
     except BaseException as exc:
         conn.close()
-        if isinstance(exc, sqlite3.OperationalError) and _pending_wal(path):
+        if isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc) and _pending_wal(path):
             raise StoreUnreadable(
                 f"{path} cannot be read: {path.name}-wal beside it holds recent writes, and reading them "
                 f"needs write access to {path.parent} or a {path.name}-shm file ({exc})"

@@ -1,6 +1,8 @@
 """Commands that read: facts, history, recall, stats, datasets, maintain."""
 from __future__ import annotations
 
+import sqlite3
+
 import click
 
 from memlens.store import datasets
@@ -123,7 +125,7 @@ def datasets_command(db, dataset, as_json):
         try:
             with Memory(path, readonly=True) as memory:
                 rows.append(dict(name=memory.name, path=str(path), **memory.stats()))
-        except StoreUnreadable as exc:  # one foreign or damaged file must not hide the others
+        except (StoreUnreadable, sqlite3.DatabaseError) as exc:  # one bad file must not hide the others
             rows.append(dict(name=datasets.name_of(path), path=str(path), error=str(exc)))
     current = datasets.project_name()
 
