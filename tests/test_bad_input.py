@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import sqlite3
 
 import pytest
 
@@ -99,3 +99,31 @@ def test_a_date_that_is_empty_or_not_ascii_is_refused(cli, date):
         one_error_line(cli("facts", option, date))
     assert cli("remember", "alice:Person --knows--> bob:Person", "--valid-from", " 2025-01-01\n").exit_code == 0
     assert json.loads(cli("facts", "--json").stdout)[0]["valid_from"] == "2025-01-01"
+
+
+def test_another_tools_value_that_is_not_utf8_is_shown_with_a_replacement_character(cli, tmp_path):
+    from import_fixtures import build_memoose
+
+    source = tmp_path / "memoose.db"
+    build_memoose(source)
+    out = tmp_path / "s.json"
+    assert cli("export", "--from", "memoose", str(source), "-o", str(out)).exit_code == 0
+    assert not any("\ufffd" in (e["description"] or "") for e in json.loads(out.read_text())["entities"])
+    conn = sqlite3.connect(source)
+    conn.execute("UPDATE entities SET description = CAST(x'6f6c64ff' AS TEXT) WHERE name = 'alice'")
+    conn.commit()
+    conn.close()
+    assert cli("export", "--from", "memoose", str(source), "-o", str(out)).exit_code == 0
+    alice = next(e for e in json.loads(out.read_text())["entities"] if e["name"] == "alice")
+    assert alice["description"] == "old\ufffd"
+
+
+def test_another_tools_store_whose_schema_is_not_utf8_is_one_error_line(cli, tmp_path):
+    from import_fixtures import build_memoose
+
+    source = tmp_path / "memoose.db"
+    build_memoose(source)
+    data = source.read_bytes()
+    source.write_bytes(data[:396] + b"\x80" + data[397:])  # inside the schema's text on the first page
+    assert "holds bytes that are not UTF-8" in one_error_line(
+        cli("export", "--from", "memoose", str(source), "-o", str(tmp_path / "s.json")))

@@ -21,7 +21,7 @@ from ..errors import InvalidInput
 from ..opening import MEMLENS_REQUIRED
 from . import memoose, memware, mnemo
 from .assembly import SourceGraph, build
-from .source import SourceFile, SourceNotFound, SourceUnreadable, missing_piece, opened
+from .source import SourceFile, SourceNotFound, SourceUnreadable, TextNotUtf8, missing_piece, opened
 
 __all__ = ["TOOLS", "SourceNotFound", "SourceUnreadable", "locate", "read_snapshot", "tools_it_resembles"]
 
@@ -72,10 +72,20 @@ def read_snapshot(tool: str, path: str | Path | None = None, *, include_deleted_
     name = tool.strip().lower()
     spec = _tool(name)
     file = locate(name, path)
-    with opened(file, name) as source:
-        _check(source, name)
-        graph = spec.read(source, include_deleted_text)
+    try:
+        graph = _read(spec, file, name, include_deleted_text, replace_bad_text=False)
+    except TextNotUtf8:
+        # One value that is not UTF-8 (the tool's bug, or a damaged page) must not hide the store:
+        # read it again with replacement characters (raised again if the bytes are not in a value).
+        # Decoding every value in Python costs ~5% of a read, so only a store that needs it pays.
+        graph = _read(spec, file, name, include_deleted_text, replace_bad_text=True)
     return build(graph)
+
+
+def _read(spec: _Tool, file: Path, name: str, include_deleted_text: bool, *, replace_bad_text: bool) -> SourceGraph:
+    with opened(file, name, replace_bad_text=replace_bad_text) as source:
+        _check(source, name)
+        return spec.read(source, include_deleted_text)
 
 
 def _check(source: SourceFile, tool: str) -> None:

@@ -30,6 +30,10 @@ class SourceUnreadable(MemlensError):
     """The file is not SQLite, is damaged, or is not a store of the tool named."""
 
 
+class TextNotUtf8(SourceUnreadable):
+    """A text value, the schema or SQLite's own message holds bytes that are not UTF-8."""
+
+
 class SourceFile:
     """An open store file of another tool: its tables and columns, and one read transaction."""
 
@@ -83,8 +87,9 @@ def missing_piece(source: SourceFile, required: dict[str, tuple[str, ...]]) -> s
 
 
 @contextmanager
-def opened(path: Path, tool: str) -> Iterator[SourceFile]:
-    """The file opened read-only, inside one read transaction; closed afterwards."""
+def opened(path: Path, tool: str, *, replace_bad_text: bool = False) -> Iterator[SourceFile]:
+    """The file opened read-only, inside one read transaction; closed afterwards. With
+    `replace_bad_text`, text that is not UTF-8 is read with replacement characters."""
     if not path.exists():
         raise SourceNotFound(f"no {tool} store at {path}")
     if path.is_dir():
@@ -95,13 +100,18 @@ def opened(path: Path, tool: str) -> Iterator[SourceFile]:
         raise SourceUnreadable(f"{path} could not be opened ({exc})") from None
     try:
         conn.row_factory = sqlite3.Row
-        # One value that is not UTF-8 (another tool's bug, or a damaged page) must not hide the store.
-        conn.text_factory = _text_or_replacement
+        if replace_bad_text:
+            conn.text_factory = _text_or_replacement
         conn.execute("PRAGMA busy_timeout = 10000")
         conn.execute("PRAGMA query_only = ON")
         conn.execute("BEGIN")
         yield SourceFile(conn, path, tool)
+    except UnicodeDecodeError:  # raised where SQLite's message quotes the bytes
+        raise TextNotUtf8(f"{path} could not be read as a {tool} store: it holds bytes that are not UTF-8 "
+                          "where text must be (is it damaged?)") from None
     except sqlite3.Error as exc:
+        if "decode to UTF-8" in str(exc):
+            raise TextNotUtf8(f"{path} could not be read as a {tool} store ({exc})") from None
         raise SourceUnreadable(f"{path} could not be read as a {tool} store ({exc})") from None
     finally:
         conn.close()
