@@ -1,4 +1,4 @@
-"""Opening a store file and running one write as one transaction."""
+"""Running one write as one transaction, with its ledger rows."""
 from __future__ import annotations
 
 import getpass
@@ -8,11 +8,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from . import ledger
-from .errors import StoreUnreadable
-from .schema import migrate
 from .timefmt import record_time, utc_now
 
 
@@ -21,28 +18,6 @@ def default_actor() -> str:
         return f"cli:{getpass.getuser()}"
     except (KeyError, OSError):  # no passwd entry (containers)
         return "cli:unknown"
-
-
-def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode: transactions are begun explicitly by `write`."""
-    try:
-        if readonly:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, isolation_level=None, timeout=60)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA busy_timeout = 60000")
-        conn.execute("PRAGMA foreign_keys = ON")
-        # Forgetting must erase bytes, not just unlink pages: zero what is deleted.
-        conn.execute("PRAGMA secure_delete = ON")
-        if not readonly:
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            migrate(conn)
-        return conn
-    except sqlite3.DatabaseError as exc:
-        raise StoreUnreadable(f"{path} is not a memlens store ({exc})") from None
 
 
 @dataclass

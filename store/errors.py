@@ -30,8 +30,16 @@ class Conflict(MemlensError):
     """The write contradicts the current state (e.g. restoring a current fact)."""
 
 
+class StoreNotFound(NotFound):
+    """No store file where the dataset should be (a read never creates one)."""
+
+
 class StoreUnreadable(MemlensError):
     """The file is not a memlens store, or is newer than this memlens."""
+
+
+class StoreDamaged(StoreUnreadable):
+    """The file is a damaged store: SQLite's check failed, or its rows do not hold together."""
 
 
 class BundleError(MemlensError):

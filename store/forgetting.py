@@ -2,21 +2,51 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 
 from . import contradictions, entities, search
 from .db import Tx
 from .versions import change_state, get_fact
 
 
-def forget_fact(tx: Tx, ref: str) -> str:
+@dataclass(frozen=True)
+class FactForgotten:
+    """A forgotten fact, and the entities that no fact names any more since (id, name): forgotten
+    with it if asked, else still holding their names."""
+
+    fact_id: str
+    orphans: list[tuple[str, str]]
+    orphans_forgotten: bool
+
+    def as_dict(self) -> dict:
+        """Names only of the orphans that stay: a forgotten name is not said again."""
+        orphans = [{"id": entity_id} if self.orphans_forgotten else {"id": entity_id, "name": name}
+                   for entity_id, name in self.orphans]
+        return {"forgotten": self.fact_id, "orphans": orphans, "orphans_forgotten": self.orphans_forgotten}
+
+
+def forget_fact(tx: Tx, ref: str, *, with_orphans: bool = False) -> FactForgotten:
+    """Forget one fact; `with_orphans` also forgets its subject and object if no other fact names them."""
     fact = get_fact(tx.conn, ref)
     _erase_fact(tx, fact, keep_subject=True)
-    return fact["id"]
+    orphans = tx.all(
+        """SELECT * FROM entities e WHERE e.id IN (?, ?)
+           AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id = e.id)
+           AND NOT EXISTS (SELECT 1 FROM facts WHERE object_id = e.id) ORDER BY e.name, e.id""",
+        (fact["subject_id"], fact["object_id"]),
+    )
+    if with_orphans:
+        for orphan in orphans:
+            _forget_entity(tx, orphan)
+    return FactForgotten(fact["id"], [(row["id"], row["name"]) for row in orphans], with_orphans)
 
 
 def forget_entity(tx: Tx, name_or_id: str) -> tuple[str, list[str]]:
     """Forget an entity, the names merged into it and every fact that mentions any of them."""
-    entity = entities.get(tx.conn, name_or_id)
+    return _forget_entity(tx, entities.get(tx.conn, name_or_id))
+
+
+def _forget_entity(tx: Tx, entity: sqlite3.Row) -> tuple[str, list[str]]:
     ids = _with_aliases(tx.conn, entity["id"])
     marks = ",".join("?" * len(ids))
     facts = tx.all(

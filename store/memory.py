@@ -7,9 +7,10 @@ from pathlib import Path
 
 from . import (contradictions, corrections, datasets, entities, forgetting, functional, hooks, ingest, ledger,
                maintenance, merging, ontology, reads, search, snapshot)
-from .db import connect, default_actor, write
+from .db import default_actor, write
 from .facts import FactInput, Outcome
 from .maintenance import Candidate
+from .opening import open_for_reading, open_for_writing
 from .timefmt import parse_instant, parse_valid_time, utc_now
 
 
@@ -23,11 +24,15 @@ class Memory:
         actor: str | None = None,
         clock: Callable[[], datetime] = utc_now,
         readonly: bool = False,
+        create: bool = True,
     ) -> None:
+        """Opened read-only (`readonly`: never written, never migrated), or for writing: made if
+        `create` and absent, migrated to the current schema. Either way refused if it is not a
+        memlens store or is damaged."""
         self.path = Path(path)
         self.actor = actor or default_actor()
         self.clock = clock
-        self.conn = connect(self.path, readonly=readonly)
+        self.conn = open_for_reading(self.path) if readonly else open_for_writing(self.path, create=create)
 
     @property
     def name(self) -> str:
@@ -94,9 +99,10 @@ class Memory:
         with self._write() as tx:
             return merging.merge(tx, keep, drop)
 
-    def forget_fact(self, ref: str) -> str:
+    def forget_fact(self, ref: str, *, with_orphans: bool = False) -> forgetting.FactForgotten:
+        """Forget a fact; `with_orphans` also forgets the entities only it named, in the same write."""
         with self._write() as tx:
-            forgotten = forgetting.forget_fact(tx, ref)
+            forgotten = forgetting.forget_fact(tx, ref, with_orphans=with_orphans)
             search.purge_deleted_text(tx.conn)
         self._flush_erased_pages()
         return forgotten
@@ -132,7 +138,7 @@ class Memory:
         return reads.fact_rows(
             self.conn,
             statuses=None if include_all else ("current",),
-            as_of_record=parse_instant(as_of_record, what="--as-of-record") if as_of_record else None,
+            as_of_record=None if as_of_record is None else parse_instant(as_of_record, what="--as-of-record"),
             as_of_valid=parse_valid_time(as_of_valid, what="--as-of-valid"),
         )
 

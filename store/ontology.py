@@ -1,8 +1,22 @@
 """Entity types: a default ontology every dataset starts with, extended per dataset."""
 from __future__ import annotations
 
+import sqlite3
+
 from .db import Tx
 from .errors import InvalidInput, UnknownType
+from .schema import migrate
+
+
+def default_types() -> list[str]:
+    """The types every new dataset starts with, read from a new store made in memory."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        migrate(conn)
+        return [row[0] for row in conn.execute("SELECT name FROM types ORDER BY name")]
+    finally:
+        conn.close()
+
 
 def add_type(tx: Tx, name: str) -> str:
     name = name.strip()

@@ -155,17 +155,21 @@ CREATE INDEX fact_versions_judged ON fact_versions (status, fact_id) WHERE retir
 # SQL alone cannot compute.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
+# Reads never migrate: they read a store as old as this. A migration that adds something the reads
+# query (not just an index) raises it to its own version; older stores then need `memlens migrate`.
+# Version 3 added the columns entities.name_key and fact_versions.automatic, which reads use.
+OLDEST_READABLE = 3
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Bring the file up to SCHEMA_VERSION, each step in its own transaction."""
+def migrate(conn: sqlite3.Connection, *, up_to: int = SCHEMA_VERSION) -> None:
+    """Bring the file up to SCHEMA_VERSION (or an older `up_to`), each step in its own transaction."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise StoreUnreadable(
             f"this store has schema version {version}; this memlens reads up to {SCHEMA_VERSION}. "
             "Upgrade memlens."
         )
-    for target in range(version + 1, SCHEMA_VERSION + 1):
+    for target in range(version + 1, up_to + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
             step = MIGRATIONS[target - 1]

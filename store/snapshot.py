@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from . import ledger, maintenance, reads
+from .errors import StoreDamaged
+from .opening import read_only_uri
 from .schema import STATUSES
 from .timefmt import record_time
 
@@ -101,7 +103,7 @@ def _read_aside(path: str, head: str, read: Callable[[sqlite3.Connection], str])
     write landed in between, or there is no file), and the caller reads on its own connection."""
     if not path:
         return None
-    second = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, isolation_level=None)
+    second = sqlite3.connect(read_only_uri(Path(path)), uri=True, isolation_level=None)
     try:
         second.execute("BEGIN")
         return read(second) if ledger.head(second) == head else None
@@ -197,6 +199,8 @@ def _live_facts(conn: sqlite3.Connection, entity_ids: dict[str, str]) -> list[di
     facts = []
     for (fact_id, subject, relation, obj, description, _, actor, reassertions), fact_evidence in zip(rows, evidence):
         fact_versions = versions[fact_id]
+        if not fact_versions:
+            raise StoreDamaged(f"the store is damaged: fact {fact_id} has no versions")
         if len(fact_versions) > 1:
             fact_versions.sort()
         history = [{"from": since, "to": until, "status": status, "superseded_by": by, "reason": reason,

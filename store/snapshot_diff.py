@@ -8,11 +8,66 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import InvalidInput
+from .schema import STATUSES
+
 DIGEST_FORMAT = "memlens-digest/1"
 CHANGE_KINDS = (
     "facts_added", "facts_superseded", "facts_restored", "facts_retracted", "facts_contested",
     "facts_resolved", "facts_forgotten", "entities_added", "entities_merged", "entities_removed",
 )
+
+
+# What diff reads of a snapshot's facts and entities, and what each may hold.
+_TEXT_OR_NONE = (str, type(None))
+_FACT_FIELDS: dict[str, tuple[type, ...]] = {
+    "id": (str,), "status": (str,), "contested": (bool,), "relation": _TEXT_OR_NONE,
+    "subject": _TEXT_OR_NONE, "object": _TEXT_OR_NONE, "superseded_by": _TEXT_OR_NONE,
+}
+_ENTITY_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "name": (str,), "merged_into": _TEXT_OR_NONE}
+_MAY_BE_ABSENT = {"merged_into"}  # read with .get: a snapshot may leave it out
+
+
+def check_diffable(snapshot: Any, what: str) -> None:
+    """Refuse in one line a snapshot or digest that diff could not read; `what` names it."""
+    if not isinstance(snapshot, dict):
+        raise InvalidInput(f"{what}: a snapshot is a JSON object")
+    for key in ("hash", "generated_at"):
+        if not isinstance(snapshot.get(key), str):
+            raise InvalidInput(f"{what}: {key!r} is missing or not text")
+    if snapshot.get("format") == DIGEST_FORMAT:
+        _check_digest(snapshot, what)
+        return
+    for key, fields in (("facts", _FACT_FIELDS), ("entities", _ENTITY_FIELDS)):
+        records = snapshot.get(key)
+        if not isinstance(records, list):
+            raise InvalidInput(f"{what}: {key!r} is missing or not a list")
+        for number, record in enumerate(records):
+            _check_record(record, fields, f"{what}: {key}[{number}]")
+    for number, fact in enumerate(snapshot["facts"]):
+        if fact["status"] not in STATUSES:
+            raise InvalidInput(f"{what}: facts[{number}] has an unknown status {fact['status'][:40]!r}")
+
+
+def _check_record(record: Any, fields: dict[str, tuple[type, ...]], where: str) -> None:
+    if not isinstance(record, dict):
+        raise InvalidInput(f"{where} is not a JSON object")
+    for name, kinds in fields.items():
+        if name not in record and name not in _MAY_BE_ABSENT:
+            raise InvalidInput(f"{where} has no {name!r}")
+        if not isinstance(record.get(name), kinds):
+            raise InvalidInput(f"{where}: {name!r} is not {'text' if str in kinds else 'true or false'}")
+
+
+def _check_digest(digest: dict[str, Any], what: str) -> None:
+    facts, entities = digest.get("facts"), digest.get("entities")
+    if not isinstance(facts, dict) or not isinstance(entities, dict):
+        raise InvalidInput(f"{what}: a digest maps its facts and entities by id")
+    for fact_id, state in facts.items():
+        if not (isinstance(state, list) and len(state) == 2 and state[0] in STATUSES and isinstance(state[1], bool)):
+            raise InvalidInput(f"{what}: fact {fact_id[:40]!r} is not [status, contested]")
+    if not all(isinstance(into, _TEXT_OR_NONE) for into in entities.values()):
+        raise InvalidInput(f"{what}: an entity is merged into something that is not an id")
 
 
 def digest(snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -26,8 +81,14 @@ def digest(snapshot: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """Changes from `old` (a digest or a snapshot) to `new` (a snapshot)."""
+def diff(old: dict[str, Any], new: dict[str, Any], *,
+         names: tuple[str, str] = ("the older snapshot", "the newer snapshot")) -> dict[str, Any]:
+    """Changes from `old` (a digest or a snapshot) to `new` (a snapshot); refused, saying which of
+    `names` is at fault, if either is malformed."""
+    check_diffable(old, names[0])
+    check_diffable(new, names[1])
+    if new.get("format") == DIGEST_FORMAT:
+        raise InvalidInput(f"{names[1]}: the newer side of a diff must be a snapshot, not a digest")
     before = old if old.get("format") == DIGEST_FORMAT else digest(old)
     after = digest(new)
     names = {e["id"]: e["name"] for e in new["entities"]}

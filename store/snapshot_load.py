@@ -16,17 +16,16 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from . import ledger, search
 from .db import Tx, write
 from .errors import Conflict, InvalidInput, StoreUnreadable
 from .ids import normalize_name, usable_id
+from .memory import Memory
 from .schema import AUTO_REASON, STATUSES
 from .snapshot import FORMAT
-
-if TYPE_CHECKING:
-    from .memory import Memory
 
 RESOLUTIONS = ("superseded", "retracted", "dismissed", "forgotten", "merged")
 
@@ -49,6 +48,19 @@ def load_into(memory: Memory, snapshot: dict[str, Any], *, source: str) -> dict[
     except sqlite3.Error as exc:
         raise StoreUnreadable(f"could not write {memory.path} ({exc}); nothing was imported") from None
     return counts
+
+
+def import_into(path: Path, snapshot: dict[str, Any], *, source: str) -> dict[str, Any]:
+    """`load_into` the dataset at `path`, made if absent; a failure removes the file if it made it."""
+    made = not path.exists()
+    try:
+        with Memory(path) as memory:
+            return load_into(memory, snapshot, source=source)
+    except BaseException:
+        if made:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        raise
 
 
 def _refuse_unless_empty(tx: Tx, dataset: str) -> None:

@@ -23,13 +23,22 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def _iso_text(text: str, what: str) -> str:
+    """`text` without the ASCII blanks around it (str.strip would also take U+2028 and the like),
+    refused if empty or not ASCII: an ISO date is neither."""
+    stripped = text.strip(" \t\r\n")
+    if not stripped or not stripped.isascii():
+        raise InvalidInput(f"{what} {text!r} is not an ISO date or datetime (e.g. 2025-01-01)")
+    return stripped
+
+
 def parse_instant(text: str, *, what: str = "time") -> str:
     """A record time given by a person (a date or a datetime) as a record-time string.
 
     A bare date means the end of that day, so `--as-of-record 2026-03-01` includes what was
     recorded on the first of March.
     """
-    text = text.strip()
+    text = _iso_text(text, what)
     try:
         if len(text) == 10:
             day = date.fromisoformat(text)
@@ -43,9 +52,7 @@ def parse_valid_time(text: str | None, *, what: str = "valid time") -> str | Non
     """A valid time: an ISO date stays a date; a datetime becomes UTC `YYYY-MM-DDTHH:MM:SSZ`."""
     if text is None:
         return None
-    text = str(text).strip()
-    if not text:
-        return None
+    text = _iso_text(str(text), what)
     try:
         if len(text) == 10:
             return date.fromisoformat(text).isoformat()

@@ -1,12 +1,12 @@
 """Reading facts as people type them: `alice:Person --works_at--> acme:Organization`, or JSON Lines."""
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 
 from .errors import InvalidInput
 from .facts import FactInput
+from .json_input import check_text, loads
 
 _TRIPLE = re.compile(r"^\s*(?P<subject>.+?)\s+--(?P<relation>\S(?:.*?\S)?)-->\s+(?P<object>.+?)\s*$", re.S)
 _TYPE = re.compile(r"[A-Za-z][\w-]*")
@@ -24,6 +24,11 @@ def _name_and_type(text: str) -> tuple[str, str | None]:
 
 
 def parse_triple(text: str, **details: object) -> FactInput:
+    check_text(text, "the fact")
+    for name, value in details.items():
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, str):
+                check_text(item, name)
     match = _TRIPLE.match(text)
     if not match:
         raise InvalidInput(
@@ -34,21 +39,19 @@ def parse_triple(text: str, **details: object) -> FactInput:
     return FactInput(subject, match["relation"].strip(), object_, subject_type, object_type, **details)  # type: ignore[arg-type]
 
 
-def parse_jsonl(lines: Iterable[str]) -> list[FactInput]:
-    """One JSON object a line; every line is checked before anything is written."""
+def parse_jsonl(lines: Iterable[bytes | str]) -> list[FactInput]:
+    """One JSON object a line (UTF-8 bytes, or text); every line is checked before anything is written."""
     items = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"line {number}: not JSON ({exc.msg})") from None
+        record = loads(line, f"line {number}")
         if not isinstance(record, dict):
             raise InvalidInput(f"line {number}: expected a JSON object")
         unknown = sorted(set(record) - set(JSONL_FIELDS))
         if unknown:
-            raise InvalidInput(f"line {number}: unknown field(s) {', '.join(unknown)}; known: {', '.join(JSONL_FIELDS)}")
+            shown = ", ".join(repr(name[:40]) for name in unknown[:5])
+            raise InvalidInput(f"line {number}: unknown field(s) {shown}; known: {', '.join(JSONL_FIELDS)}")
         missing = [f for f in ("subject", "relation", "object") if not isinstance(record.get(f), str) or not record[f].strip()]
         if missing:
             raise InvalidInput(f"line {number}: missing {', '.join(missing)}")

@@ -2,15 +2,45 @@
 from __future__ import annotations
 
 import os
+import re
+import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from memlens.store import schema
 from memlens.store.memory import Memory
 from memlens.viewer.cli import main
 from viewer_fixtures import CHROMIUM, CHROMIUM_ARGS
+
+
+def store_at_schema_version(path: Path, version: int) -> None:
+    """A new, empty store as a memlens of schema `version` made it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        schema.migrate(conn, up_to=version)
+    finally:
+        conn.close()
+
+
+def as_schema_version(path: Path, version: int) -> None:
+    """Turn the store at `path` back into what a memlens of schema `version` left, undoing the later
+    migrations; each must only have added indexes (this fails loudly once one does more)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for script in schema.MIGRATIONS[version:]:
+            assert isinstance(script, str), "a later migration does more than add indexes"
+            for statement in schema._statements(script):
+                index = re.fullmatch(r"CREATE (?:UNIQUE )?INDEX (\w+) ON .*", statement, re.S)
+                assert index, f"a later migration does more than add indexes: {statement}"
+                conn.execute(f"DROP INDEX {index[1]}")
+        conn.execute(f"PRAGMA user_version = {version}")
+    finally:
+        conn.close()
 
 
 class StepClock:

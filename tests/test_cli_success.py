@@ -3,13 +3,15 @@ its effect read back from the store or the files it wrote (not only its exit sta
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import click
 import pytest
+from conftest import store_at_schema_version
 from import_fixtures import build_memoose
 
-from memlens.store import datasets
+from memlens.store import datasets, schema
 from memlens.store.memory import Memory
 from memlens.viewer.cli import main
 
@@ -247,6 +249,16 @@ def case_import(cli, home, tmp_path):
     said(cli("import", "--from", "memoose", str(source), "-d", "copied", "--json"))
     with Memory(datasets.path_for("copied")) as memory:
         assert memory.stats()["entities"] > 0 and memory.stats()["facts"] > 0
+
+
+def case_migrate(cli, home, tmp_path):
+    store_at_schema_version(home / "t.sqlite", 2)  # as a memlens of schema version 2 made it
+    answer = said(cli("migrate", "-d", "t", "--json"))
+    assert (answer["from"], answer["to"]) == (2, schema.SCHEMA_VERSION)
+    with sqlite3.connect(home / "t.sqlite") as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+    fact_id(cli, "alice:Person --works_at--> acme:Organization")  # and it takes writes
+    assert said(cli("stats", "-d", "t", "--json"))["facts"] == 1
 
 
 def case_bundles_add(cli, home, tmp_path):

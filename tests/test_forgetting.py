@@ -84,3 +84,39 @@ def test_forgetting_an_entity_forgets_its_facts_and_refuses_its_name(with_secret
         memory.remember([FactInput("staging", "hosts", "api", "Environment", "Service")])
     memory.remember([FactInput("production", "hosts", "api", "Environment", "Service")])
     assert [f["subject_name"] for f in memory.facts()] == ["production"]
+
+
+def test_forgetting_a_fact_names_the_entities_it_leaves_without_facts(with_secret):
+    memory = with_secret
+    fact_id = next(f["id"] for f in memory.facts() if f["relation"] == "has_password")
+    done = memory.forget_fact(fact_id)
+    secret_id = next(e["id"] for e in memory.snapshot()["entities"] if e["name"] == SECRET)
+    assert done.orphans == [(secret_id, SECRET)] and not done.orphans_forgotten  # staging still hosts billing
+    assert SECRET in all_text(memory.path)  # the name stays, as the output says
+
+
+def test_with_orphans_the_entities_only_that_fact_named_are_forgotten_in_the_same_write(with_secret):
+    memory = with_secret
+    fact_id = next(f["id"] for f in memory.facts() if f["relation"] == "has_password")
+    ledger_before = len(memory.ledger())
+    done = memory.forget_fact(fact_id, with_orphans=True)
+    assert [name for _, name in done.orphans] == [SECRET] and done.orphans_forgotten
+    assert done.as_dict()["orphans"] == [{"id": done.orphans[0][0]}]  # a forgotten name is not said again
+    assert SECRET not in all_text(memory.path) and SECRET.encode() not in file_bytes(memory)
+    assert sorted(e["name"] for e in memory.snapshot()["entities"]) == ["billing", "staging"]
+    assert {row["at"] for row in memory.ledger()[ledger_before:]} == {memory.ledger()[-1]["at"]}  # one write
+    with pytest.raises(Forgotten):
+        memory.remember([FactInput("staging", "mentions", SECRET, None, "Config")])
+
+
+def test_forget_fact_says_which_entity_names_stay_and_forgets_them_on_request(cli):
+    cli("remember", "staging:Environment --has_password--> hunter2:Config", "staging --hosts--> billing:Service")
+    facts = {f["relation"]: f["id"] for f in json.loads(cli("facts", "--json").stdout)}
+    kept = cli("forget", "fact", facts["has_password"])
+    assert kept.exit_code == 0
+    assert kept.output.strip() == (f"forgot fact {facts['has_password'][:8]}; no fact names these entities any more, "
+                                   "and their names stay: 'hunter2' (forget them with --with-orphans, or "
+                                   "`memlens forget entity NAME`)")
+    gone = json.loads(cli("forget", "fact", facts["hosts"], "--with-orphans", "--json").stdout)
+    assert gone["orphans_forgotten"] and [o.keys() for o in gone["orphans"]] == [{"id"}, {"id"}]
+    assert sorted(e["name"] for e in json.loads(cli("export", "-o", "-").stdout)["entities"]) == ["hunter2"]

@@ -61,15 +61,19 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[s
                  mode: int | None = None) -> Path:
     """Replace `path` with `content` (text, bytes, or text in chunks) in one rename; returns the path.
 
-    The file keeps the mode of the one it replaces, or gets `mode`, or 0644: what memlens writes
-    is meant to be read by others (mkstemp's 0600 would hide a report from a web server).
+    The file keeps the mode of the one it replaces, or gets `mode`, or is made as any new file is
+    (0666 less the umask: 0644 by default): what memlens writes is meant to be read by others
+    (mkstemp's 0600 would hide a report from a web server), unless the user's umask says otherwise.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     for leftover in leftovers(target):
         remove(leftover)
     temporary = temporary_beside(target)
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    keep = target.stat().st_mode & 0o777 if target.is_file() else mode
+    # Private while written when it will get a mode of its own (never more exposed than the file
+    # it replaces); else the kernel applies the umask, which no call can read without changing it.
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if keep is not None else 0o666)
     try:
         if isinstance(content, (str, bytes)):
             with os.fdopen(handle, "wb") as out:
@@ -81,8 +85,8 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[s
                 stream.writelines(content)
                 stream.flush()
                 os.fsync(stream.fileno())
-        keep = target.stat().st_mode & 0o777 if target.is_file() else None
-        os.chmod(temporary, keep if keep is not None else mode if mode is not None else 0o644)
+        if keep is not None:
+            os.chmod(temporary, keep)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)

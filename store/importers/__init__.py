@@ -10,6 +10,7 @@ exactly what memlens.store.snapshot.build makes of a memlens store (docs/snapsho
 """
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +18,12 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import InvalidInput
+from ..opening import MEMLENS_REQUIRED
 from . import memoose, memware, mnemo
 from .assembly import SourceGraph, build
-from .source import SourceFile, SourceNotFound, SourceUnreadable, missing_piece, opened
+from .source import SourceFile, SourceNotFound, SourceUnreadable, TextNotUtf8, missing_piece, opened
 
-__all__ = ["TOOLS", "SourceNotFound", "SourceUnreadable", "locate", "read_snapshot"]
+__all__ = ["TOOLS", "SourceNotFound", "SourceUnreadable", "locate", "read_snapshot", "tools_it_resembles"]
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,6 @@ _TOOLS: dict[str, _Tool] = {
     "mnemo": _Tool(mnemo, lambda source, deleted: mnemo.read(source, include_deleted_text=deleted)),
 }
 TOOLS: tuple[str, ...] = tuple(_TOOLS)
-
-# What a memlens store has and none of the three do: named in the wrong-tool error.
-_MEMLENS = {"fact_versions": ("fact_id", "status"), "ledger": ("seq", "chain")}
 
 
 def _tool(name: str) -> _Tool:
@@ -73,10 +72,20 @@ def read_snapshot(tool: str, path: str | Path | None = None, *, include_deleted_
     name = tool.strip().lower()
     spec = _tool(name)
     file = locate(name, path)
-    with opened(file, name) as source:
-        _check(source, name)
-        graph = spec.read(source, include_deleted_text)
+    try:
+        graph = _read(spec, file, name, include_deleted_text, replace_bad_text=False)
+    except TextNotUtf8:
+        # One value that is not UTF-8 (the tool's bug, or a damaged page) must not hide the store:
+        # read it again with replacement characters (raised again if the bytes are not in a value).
+        # Decoding every value in Python costs ~5% of a read, so only a store that needs it pays.
+        graph = _read(spec, file, name, include_deleted_text, replace_bad_text=True)
     return build(graph)
+
+
+def _read(spec: _Tool, file: Path, name: str, include_deleted_text: bool, *, replace_bad_text: bool) -> SourceGraph:
+    with opened(file, name, replace_bad_text=replace_bad_text) as source:
+        _check(source, name)
+        return spec.read(source, include_deleted_text)
 
 
 def _check(source: SourceFile, tool: str) -> None:
@@ -86,9 +95,16 @@ def _check(source: SourceFile, tool: str) -> None:
         return
     if not source.tables:
         raise SourceUnreadable(f"{source.path} is not a {tool} store: it holds no tables")
-    guesses = [other for other, spec in _TOOLS.items()
-               if other != tool and missing_piece(source, spec.module.REQUIRED) is None]
-    if missing_piece(source, _MEMLENS) is None:
-        guesses.append("memlens")
+    guesses = [other for other in _resembled(source) if other != tool]
     looks = f" (it looks like a {guesses[0]} store)" if guesses else ""
     raise SourceUnreadable(f"{source.path} is not a {tool} store: {missing}{looks}")
+
+
+def _resembled(source: SourceFile) -> list[str]:
+    specs = {**{name: spec.module.REQUIRED for name, spec in _TOOLS.items()}, "memlens": MEMLENS_REQUIRED}
+    return [name for name, required in specs.items() if missing_piece(source, required) is None]
+
+
+def tools_it_resembles(conn: sqlite3.Connection, path: Path) -> list[str]:
+    """The tools (memoose, memware, mnemo, memlens) whose tables the open file at `path` has."""
+    return _resembled(SourceFile(conn, path, "memlens"))

@@ -1,9 +1,9 @@
 """Another tool's store file, opened read-only, and its times read as memlens times.
 
-The file is opened with `mode=ro`, never `immutable`: the tool that owns it may be writing while
-we read. Everything is read inside one read transaction, so the report is one consistent state
-even while that tool commits. SQLite may create the `-wal`/`-shm` companions a WAL reader
-needs; the store file itself is never written.
+The file is opened so that nothing beside it changes either (opening.read_only_uri): `immutable`
+when its whole content is in the file, `mode=ro` when the tool that owns it has writes in its
+`-wal` (it may be writing while we read) or keeps a rollback journal. Everything is read inside one
+read transaction, so the report is one consistent state even while that tool commits.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, MemlensError, NotFound
+from ..opening import read_only_uri
 from ..timefmt import parse_valid_time, record_time
 
 EPOCH_RECORD_TIME = "1970-01-01T00:00:00.000000Z"
@@ -27,6 +28,10 @@ class SourceNotFound(NotFound):
 
 class SourceUnreadable(MemlensError):
     """The file is not SQLite, is damaged, or is not a store of the tool named."""
+
+
+class TextNotUtf8(SourceUnreadable):
+    """A text value, the schema or SQLite's own message holds bytes that are not UTF-8."""
 
 
 class SourceFile:
@@ -82,26 +87,38 @@ def missing_piece(source: SourceFile, required: dict[str, tuple[str, ...]]) -> s
 
 
 @contextmanager
-def opened(path: Path, tool: str) -> Iterator[SourceFile]:
-    """The file opened read-only, inside one read transaction; closed afterwards."""
+def opened(path: Path, tool: str, *, replace_bad_text: bool = False) -> Iterator[SourceFile]:
+    """The file opened read-only, inside one read transaction; closed afterwards. With
+    `replace_bad_text`, text that is not UTF-8 is read with replacement characters."""
     if not path.exists():
         raise SourceNotFound(f"no {tool} store at {path}")
     if path.is_dir():
         raise SourceUnreadable(f"{path} is a directory, not a {tool} store file")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        conn = sqlite3.connect(read_only_uri(path, leave_no_trace=True), uri=True, isolation_level=None)
     except sqlite3.Error as exc:
         raise SourceUnreadable(f"{path} could not be opened ({exc})") from None
     try:
         conn.row_factory = sqlite3.Row
+        if replace_bad_text:
+            conn.text_factory = _text_or_replacement
         conn.execute("PRAGMA busy_timeout = 10000")
         conn.execute("PRAGMA query_only = ON")
         conn.execute("BEGIN")
         yield SourceFile(conn, path, tool)
+    except UnicodeDecodeError:  # raised where SQLite's message quotes the bytes
+        raise TextNotUtf8(f"{path} could not be read as a {tool} store: it holds bytes that are not UTF-8 "
+                          "where text must be (is it damaged?)") from None
     except sqlite3.Error as exc:
+        if "decode to UTF-8" in str(exc):
+            raise TextNotUtf8(f"{path} could not be read as a {tool} store ({exc})") from None
         raise SourceUnreadable(f"{path} could not be read as a {tool} store ({exc})") from None
     finally:
         conn.close()
+
+
+def _text_or_replacement(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 # -- times ---------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sqlite3
 import sys
 
@@ -14,17 +15,32 @@ from memlens.store.errors import MemlensError
 def error_line(exc: Exception) -> str:
     """The one line memlens reports (after `Error: `) for an error that reached a command or a tool."""
     if isinstance(exc, MemlensError):
-        return str(exc)
+        return one_line(str(exc))
     if isinstance(exc, sqlite3.DatabaseError):
         return f"the store could not be read or written: {exc}"
     if isinstance(exc, OSError):
-        return f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+        return one_line(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+    if isinstance(exc, UnicodeEncodeError):
+        # An argument holding bytes that are not UTF-8 arrives as lone surrogates, which no file,
+        # index or terminal can take; a write it reached was rolled back.
+        shown = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else ""
+        return f"text that is not valid Unicode cannot be used ({shown!r}: not UTF-8 or a lone surrogate)"
+    if isinstance(exc, UnicodeDecodeError):  # a damaged store can hold bytes that are not text
+        return f"the store holds text that is not UTF-8 ({exc.reason}); is it damaged?"
     return f"internal error ({type(exc).__name__}: {exc}); set MEMLENS_DEBUG=1 for details and please report it"
 
 
 def is_a_bug(exc: Exception) -> bool:
     """Whether no person could have caused `exc`: then MEMLENS_DEBUG=1 shows its traceback."""
-    return not isinstance(exc, (MemlensError, sqlite3.DatabaseError, OSError))
+    return not isinstance(exc, (MemlensError, sqlite3.DatabaseError, OSError, UnicodeError))
+
+
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """An error message as one line: a name or path that holds a line break is shown escaped."""
+    return _CONTROLS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), message)
 
 
 class MemlensGroup(click.Group):
@@ -91,9 +107,11 @@ def run() -> None:
 
 
 def _register() -> None:
-    from . import bundle_commands, demo_command, export_commands, mcp_command, read_commands, write_commands
+    from . import (bundle_commands, demo_command, export_commands, mcp_command, migrate_command, read_commands,
+                   write_commands)
 
-    for module in (write_commands, read_commands, export_commands, bundle_commands, demo_command, mcp_command):
+    for module in (write_commands, read_commands, export_commands, bundle_commands, demo_command, mcp_command,
+                   migrate_command):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -1,12 +1,11 @@
 """Bundles kept up to date after maintenance, the hosts that trigger it, and snapshot diffs."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from memlens.store import datasets
+from memlens.store import datasets, json_input
 from memlens.store.errors import InvalidInput, StoreUnreadable
 from memlens.store.memory import Memory
 from memlens.store.snapshot import FORMAT
@@ -160,10 +159,7 @@ def load_snapshot(reference: str) -> dict:
     if head.startswith(b"SQLite format 3"):
         with Memory(path, readonly=True) as memory:
             return memory.snapshot()
-    try:
-        snapshot = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise StoreUnreadable(f"{reference} is neither a memlens snapshot (JSON) nor a store") from None
+    snapshot = json_input.loads(path.read_bytes(), reference)
     if not isinstance(snapshot, dict) or snapshot.get("format") != FORMAT:
         raise StoreUnreadable(f"{reference} is not a {FORMAT} file")
     return snapshot
@@ -183,7 +179,7 @@ def diff(old, new, as_json):
     Example:
       memlens diff last-week.json ~/.memlens/myproject-1a2b3c4d.sqlite
     """
-    changes = snapshot_diff(load_snapshot(old), load_snapshot(new))
+    changes = snapshot_diff(load_snapshot(old), load_snapshot(new), names=(old, new))
     emit(as_json, changes, lambda: _echo_changes(changes))
 
 

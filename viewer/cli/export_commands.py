@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 
 from memlens.store import datasets, importers
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot_load import import_into
 
 from memlens.viewer import regeneration
 from memlens.viewer.atomic import atomic_write
 
 from .formatting import import_summary
-from .options import dataset_options, emit, note, open_memory
+from .options import dataset_options, emit, note, read_memory
 from .progress import Progress
 
 FORMATS = ("json", "html", "site", "graphml", "gexf")
@@ -59,7 +59,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
     if source is None:
         if source_path or deleted_text:
             raise click.UsageError("PATH and --deleted-text go with --from")
-        with open_memory(db, dataset, must_exist=True) as memory:
+        with read_memory(db, dataset) as memory:
             return memory.snapshot(), memory.name
     if db or dataset:
         raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
@@ -129,7 +129,7 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
       memlens view --from mnemo ~/.mnemo-mcp/memories.db
     """
     if source is None and if_changed:
-        with open_memory(db, dataset, must_exist=True) as memory:
+        with read_memory(db, dataset) as memory:
             path = Path(out) if out else default_report(memory.name)
             done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
     else:
@@ -172,14 +172,15 @@ def import_command(source, source_path, deleted_text, db, dataset, as_json):
       memlens import --from memoose -d from-memoose
       memlens import --from memware ~/.memware/memware.db --db imported.sqlite
     """
-    with Progress(2, enabled=not as_json) as progress, open_memory(db, dataset) as memory:
+    path = datasets.resolve(db, dataset)
+    name = datasets.name_of(path)
+    with Progress(2, enabled=not as_json) as progress:
         progress.stage(f"reading the {source} store")
         snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
         progress.advance()
-        progress.stage(f"writing {memory.name}")
-        counts = load_into(memory, snapshot, source=source)
+        progress.stage(f"writing {name}")
+        counts = import_into(path, snapshot, source=source)
         progress.advance()
-        name = memory.name
     emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
 
 

@@ -345,7 +345,7 @@ class MemoryTools:
         Answer: {"forgotten": "<id>", "facts": ["<ids of the entity's facts>"]}
         """
         if what == "fact":
-            return answer({"forgotten": self.memory.forget_fact(ref), "facts": []})
+            return answer({"forgotten": self.memory.forget_fact(ref).fact_id, "facts": []})
         entity_id, fact_ids = self.memory.forget_entity(ref)
         return answer({"forgotten": entity_id, "facts": fact_ids})
 

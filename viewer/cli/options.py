@@ -30,12 +30,13 @@ def actor_option(command: Callable) -> Callable:
 
 
 def open_memory(db: str | None, dataset: str | None, actor: str | None = None, *, must_exist: bool = False) -> Memory:
-    path = datasets.resolve(db, dataset)
-    if must_exist and not path.exists():
-        raise click.ClickException(
-            f"no store at {path}; write to it with `memlens remember`, or try `memlens demo`"
-        )
-    return Memory(path, actor=actor)
+    """The dataset opened for a write (and migrated); made on the way unless `must_exist`."""
+    return Memory(datasets.resolve(db, dataset), actor=actor, create=not must_exist)
+
+
+def read_memory(db: str | None, dataset: str | None) -> Memory:
+    """The dataset opened read-only: never created, migrated or written."""
+    return Memory(datasets.resolve(db, dataset), readonly=True)
 
 
 def emit(as_json: bool, data: Any, text: Callable[[], None] | str | None = None) -> None:

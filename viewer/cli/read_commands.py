@@ -1,13 +1,16 @@
 """Commands that read: facts, history, recall, stats, datasets, maintain."""
 from __future__ import annotations
 
+import sqlite3
+
 import click
 
 from memlens.store import datasets
+from memlens.store.errors import StoreUnreadable
 from memlens.store.memory import Memory
 
 from .formatting import echo_candidates, echo_facts, fact_line, stats_line
-from .options import actor_option, dataset_options, emit, note, open_memory
+from .options import actor_option, dataset_options, emit, note, open_memory, read_memory
 
 
 @click.command()
@@ -25,7 +28,7 @@ def facts(include_all, as_of_record, as_of_valid, db, dataset, as_json):
       memlens facts --as-of-record 2026-02-01     # what the store believed then
       memlens facts --as-of-valid 2025-06-01      # what was true in the world then
     """
-    with open_memory(db, dataset, must_exist=True) as memory:
+    with read_memory(db, dataset) as memory:
         found = memory.facts(include_all=include_all, as_of_record=as_of_record, as_of_valid=as_of_valid)
     emit(as_json, found, lambda: echo_facts(found))
 
@@ -41,7 +44,7 @@ def history(ref, db, dataset, as_json):
       memlens history billing-service
       memlens history 1a2b3c4d --json
     """
-    with open_memory(db, dataset, must_exist=True) as memory:
+    with read_memory(db, dataset) as memory:
         found = memory.history(ref)
     emit(as_json, found, lambda: _echo_history(found))
 
@@ -83,7 +86,7 @@ def recall(query, include_superseded, limit, db, dataset, as_json):
     Example:
       memlens recall 'billing owner'
     """
-    with open_memory(db, dataset, must_exist=True) as memory:
+    with read_memory(db, dataset) as memory:
         found = memory.recall(query, include_superseded=include_superseded, limit=limit)
 
     def text() -> None:
@@ -103,7 +106,7 @@ def stats(db, dataset, as_json):
     Example:
       memlens stats --json
     """
-    with open_memory(db, dataset, must_exist=True) as memory:
+    with read_memory(db, dataset) as memory:
         counts = dict(memory.stats(), dataset=memory.name, path=str(memory.path), hash=memory.content_hash())
     emit(as_json, counts, stats_line(counts))
 
@@ -119,8 +122,11 @@ def datasets_command(db, dataset, as_json):
     """
     rows = []
     for path in datasets.listed():
-        with Memory(path, readonly=True) as memory:
-            rows.append(dict(name=memory.name, path=str(path), **memory.stats()))
+        try:
+            with Memory(path, readonly=True) as memory:
+                rows.append(dict(name=memory.name, path=str(path), **memory.stats()))
+        except (StoreUnreadable, sqlite3.DatabaseError) as exc:  # one bad file must not hide the others
+            rows.append(dict(name=datasets.name_of(path), path=str(path), error=str(exc)))
     current = datasets.project_name()
 
     def text() -> None:
@@ -128,7 +134,10 @@ def datasets_command(db, dataset, as_json):
             click.echo(f"no datasets in {datasets.home()}")
         for row in rows:
             mark = "*" if row["name"] == current else " "
-            click.echo(f"{mark} {row['name']:<32} {row['entities']:>7} entities {row['facts']:>8} facts")
+            if "error" in row:
+                click.echo(f"{mark} {row['name']:<32} unreadable: {row['error']}")
+            else:
+                click.echo(f"{mark} {row['name']:<32} {row['entities']:>7} entities {row['facts']:>8} facts")
 
     emit(as_json, rows, text)
 

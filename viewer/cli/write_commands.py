@@ -6,11 +6,12 @@ from collections import Counter
 
 import click
 
+from memlens.store import datasets, ontology
 from memlens.store.ids import short
 from memlens.store.triples import parse_jsonl, parse_triple
 
 from .formatting import fact_line
-from .options import actor_option, dataset_options, emit, open_memory
+from .options import actor_option, dataset_options, emit, note, open_memory, read_memory
 from .progress import Progress
 
 
@@ -47,7 +48,7 @@ def remember(facts, from_stdin, valid_from, valid_to, evidence, description, ove
     if from_stdin:
         if valid_from or valid_to or evidence or description:
             raise click.UsageError("with --stdin, put valid_from, evidence, ... in each JSON line")
-        items = parse_jsonl(sys.stdin)
+        items = parse_jsonl(sys.stdin.buffer)  # bytes: a line that is not UTF-8 is refused by number
     else:
         items = [
             parse_triple(text, description=description, evidence=tuple(evidence), valid_from=valid_from, valid_to=valid_to)
@@ -216,18 +217,31 @@ def forget():
 
 @forget.command("fact")
 @click.argument("fact")
+@click.option("--with-orphans", is_flag=True,
+              help="Also forget its subject and object if no other fact names them (their names are text too).")
 @dataset_options
 @actor_option
-def forget_fact(fact, db, dataset, as_json, actor):
+def forget_fact(fact, with_orphans, db, dataset, as_json, actor):
     """Forget one FACT (id or its first 8 characters).
 
+    An entity that no other fact names keeps its name unless --with-orphans is given; the output
+    says which names stay.
+
     \b
-    Example:
+    Examples:
       memlens forget fact 1a2b3c4d
+      memlens forget fact 1a2b3c4d --with-orphans
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
-        fact_id = memory.forget_fact(fact)
-    emit(as_json, {"forgotten": fact_id}, f"forgot fact {short(fact_id)}")
+        done = memory.forget_fact(fact, with_orphans=with_orphans)
+    text = f"forgot fact {short(done.fact_id)}"
+    if done.orphans and with_orphans:  # a forgotten name is not said again
+        text += f" and {len(done.orphans)} entity(ies) only it named: {', '.join(short(i) for i, _ in done.orphans)}"
+    elif done.orphans:
+        names = ", ".join(repr(name) for _, name in done.orphans)
+        text += (f"; no fact names these entities any more, and their names stay: {names} "
+                 "(forget them with --with-orphans, or `memlens forget entity NAME`)")
+    emit(as_json, done.as_dict(), text)
 
 
 @forget.command("entity")
@@ -301,8 +315,13 @@ def types_list(db, dataset, as_json):
     Example:
       memlens types list --json
     """
-    with open_memory(db, dataset) as memory:
-        names = memory.types()
+    path = datasets.resolve(db, dataset)
+    if path.exists():
+        with read_memory(db, dataset) as memory:
+            names = memory.types()
+    else:  # a read creates no store: these are the types a first `remember` will find
+        names = ontology.default_types()
+        note(f"no store at {path} yet; every new dataset starts with these types")
     emit(as_json, names, "\n".join(names))
 
 
