@@ -2,7 +2,7 @@
 
 A read never changes a file: it opens the store with `mode=ro` (or `immutable=1` where SQLite's
 write-ahead log cannot work), refuses what is not a memlens store, and leaves migrations to a write
-or to `memlens migrate`. A write first checks that the file is a memlens store (or new) and intact.
+or to `memlens migrate` (a store too old for the reads is read through a migrated copy in memory). A write first checks that the file is a memlens store (or new) and intact.
 """
 from __future__ import annotations
 
@@ -74,13 +74,10 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA busy_timeout = 60000")
         conn.execute("PRAGMA query_only = ON")
         version = _check_memlens(conn, path, allow_blank=False)
-        if version < OLDEST_READABLE:
-            raise StoreUnreadable(
-                f"{path} has schema version {version}; this memlens reads it from version {OLDEST_READABLE}: "
-                f"run `memlens migrate --db {path}` first"
-            )
         if path.stat().st_size <= QUICK_CHECK_ON_READ_MAX_BYTES:
             check_intact(conn, path)
+        if version < OLDEST_READABLE:
+            return _migrated_copy(conn)
         return conn
     except BaseException as exc:
         conn.close()
@@ -92,6 +89,20 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
         if isinstance(exc, sqlite3.DatabaseError):
             raise StoreUnreadable(f"{path} is not a readable memlens store ({exc})") from None
         raise
+
+
+def _migrated_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """The store of `conn` (closed here) copied into memory and migrated there: a read of a store too
+    old for the reads' queries still never writes the file (`memlens migrate` spares the copy)."""
+    copy = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.backup(copy)
+    finally:
+        conn.close()
+    copy.row_factory = sqlite3.Row
+    migrate(copy)
+    copy.execute("PRAGMA query_only = ON")
+    return copy
 
 
 def open_for_writing(path: Path, *, create: bool = True) -> sqlite3.Connection:

@@ -155,8 +155,9 @@ CREATE INDEX fact_versions_judged ON fact_versions (status, fact_id) WHERE retir
 # SQL alone cannot compute.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
-# Reads never migrate: they read a store as old as this. A migration that adds something the reads
-# query (not just an index) raises it to its own version; older stores then need `memlens migrate`.
+# Reads never migrate a file: they read a store as old as this. A migration that adds something the
+# reads query (not just an index) raises it to its own version; an older store is then read through a
+# copy migrated in memory (store/opening.py) until a write or `memlens migrate` upgrades the file.
 # Version 3 added the columns entities.name_key and fact_versions.automatic, which reads use.
 OLDEST_READABLE = 3
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from pathlib import Path
 
 import pytest
 from import_fixtures import build_memoose

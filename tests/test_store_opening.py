@@ -139,16 +139,25 @@ def test_a_read_does_not_migrate_a_store_it_can_read_and_migrate_does(cli, tmp_p
     assert cli("migrate", "--db", str(tmp_path / "absent.sqlite")).exit_code == 1
 
 
-def test_a_store_older_than_the_reads_understand_is_sent_to_migrate(cli, tmp_path):
+def test_a_store_older_than_the_reads_understand_is_read_through_a_migrated_copy_and_left_as_it_is(cli, tmp_path):
     store = tmp_path / "older.sqlite"
     store_at_schema_version(store, schema.OLDEST_READABLE - 1)
-    for args in (["stats"], ["facts"], ["view", "--no-open", "--out", str(tmp_path / "r.html")]):
-        result = cli(*args, "--db", str(store))
-        assert result.exit_code == 1
-        assert result.output == (f"Error: {store} has schema version {schema.OLDEST_READABLE - 1}; this memlens "
-                                 f"reads it from version {schema.OLDEST_READABLE}: run `memlens migrate --db {store}` first\n")
+    with sqlite3.connect(store) as old:
+        old.execute("INSERT INTO entities (id, name, type, created_at, updated_at) VALUES ('e1', 'Émile', 'Person', "
+                    "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')")
+    before = store.read_bytes()
+    assert json.loads(cli("stats", "--db", str(store), "--json").stdout)["entities"] == 1
+    assert cli("recall", "émile", "--db", str(store)).exit_code == 0
+    report = tmp_path / "r.html"
+    assert cli("view", "--no-open", "--out", str(report), "--db", str(store)).exit_code == 0
+    assert "Émile" in report.read_text()
+    assert store.read_bytes() == before  # read, not migrated
+    with sqlite3.connect(store) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == schema.OLDEST_READABLE - 1
     assert cli("migrate", "--db", str(store)).exit_code == 0
-    assert json.loads(cli("stats", "--db", str(store), "--json").stdout)["facts"] == 0
+    with sqlite3.connect(store) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+    assert json.loads(cli("stats", "--db", str(store), "--json").stdout)["entities"] == 1
 
 
 def test_a_failed_import_removes_the_dataset_file_it_created(cli, tmp_path, monkeypatch):
