@@ -34,7 +34,8 @@ class Candidate:
                 "content": self.content}
 
 
-def _content(ids: list[str]) -> str:
+def content_of(ids: list[str]) -> str:
+    """What a candidate covers, as its dismissal records it: a new fact in a group is a new content."""
     return "sha256:" + hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()
 
 
@@ -111,7 +112,7 @@ def _hotspots(current: list[Record]) -> list[Candidate]:
             kind="hotspot",
             summary=f"{rows[0]['subject']} --{relation}--> " + " | ".join(r["object"] for r in rows),
             refs=(subject_id, *(r["id"] for r in rows)),
-            content=_content([r["id"] for r in rows]),
+            content=content_of([r["id"] for r in rows]),
         )
         for (subject_id, relation), rows in sorted(
             (key, sorted(rows, key=lambda r: (r["object"], r["id"]))) for key, rows in groups.items() if len(rows) > 1
@@ -133,7 +134,7 @@ def _open_contradictions(rows: list[Record]) -> list[Candidate]:
             kind="contradiction",
             summary=f"{short(r['fact_a'])} vs {short(r['fact_b'])} ({r['confidence']:.2f}): {r['reason']}",
             refs=(r["id"], r["fact_a"], r["fact_b"]),
-            content=_content([r["fact_a"], r["fact_b"]]),
+            content=content_of([r["fact_a"], r["fact_b"]]),
         )
         for r in rows
     ]
@@ -160,7 +161,7 @@ def _duplicates(entities: list[Record]) -> list[Candidate]:
             kind="duplicate",
             summary="maybe the same entity: " + ", ".join(f"{r['name']} ({r['type']})" for r in rows),
             refs=tuple(r["id"] for r in rows),
-            content=_content([r["id"] for r in rows]),
+            content=content_of([r["id"] for r in rows]),
         )
         for _, rows in sorted(groups.items())
         if len(rows) > 1
@@ -175,7 +176,7 @@ def _unsupported(current: list[Record]) -> list[Candidate]:
             kind="unsupported",
             summary=f"{r['subject']} --{r['relation']}--> {r['object']} has no evidence",
             refs=(r["id"],),
-            content=_content([r["id"]]),
+            content=content_of([r["id"]]),
         )
         for r in sorted((r for r in current if not r["has_evidence"]), key=lambda r: r["id"])
     ]

@@ -6,11 +6,9 @@ layout of the format is documented in docs/snapshot-format.md.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from concurrent.futures import Future, ThreadPoolExecutor
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from operator import itemgetter
 from pathlib import Path
@@ -18,9 +16,10 @@ from typing import Callable
 
 from . import ledger, maintenance, reads
 from .errors import StoreDamaged
+from .fact_record import fact_record, tombstone_record
 from .opening import read_only_uri
 from .schema import STATUSES
-from .timefmt import record_time
+from .timefmt import build_time_fallback
 
 FORMAT = "memlens-snapshot/1"
 
@@ -72,11 +71,7 @@ def stats_of(snapshot: dict) -> dict:
 
 
 def _generated_at(conn: sqlite3.Connection) -> str:
-    last = ledger.last_at(conn)
-    if last:
-        return last
-    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
-    return record_time(datetime.fromtimestamp(epoch, timezone.utc))
+    return ledger.last_at(conn) or build_time_fallback()
 
 
 def build(conn: sqlite3.Connection, dataset: str) -> dict:
@@ -206,17 +201,10 @@ def _live_facts(conn: sqlite3.Connection, entity_ids: dict[str, str]) -> list[di
         history = [{"from": since, "to": until, "status": status, "superseded_by": by, "reason": reason,
                     "valid_from": valid_from, "valid_to": valid_to}
                    for _, since, until, status, by, reason, valid_from, valid_to in fact_versions]
-        state = history[-1]
-        facts.append({
-            "id": fact_id, "subject": entity_ids.get(subject, subject), "relation": same(relation, relation),
-            "object": entity_ids.get(obj, obj), "description": description, "evidence": fact_evidence,
-            "actor": same(actor, actor), "functional": relation in functional,
-            "status": state["status"], "superseded_by": state["superseded_by"], "reason": state["reason"],
-            "contested": False, "contradictions": [],
-            "valid_from": state["valid_from"], "valid_to": state["valid_to"], "recorded_at": history[0]["from"],
-            "retired_at": None if state["status"] == "current" else state["from"],
-            "reassertions": reassertions, "history": history,
-        })
+        facts.append(fact_record(
+            fact_id, entity_ids.get(subject, subject), same(relation, relation), entity_ids.get(obj, obj),
+            description, fact_evidence, same(actor, actor), relation in functional, history, reassertions,
+        ))
     return facts
 
 
@@ -234,16 +222,8 @@ def _facts(conn: sqlite3.Connection, names: dict[str, str], contradictions: list
         if fact["id"] in named_in:  # few facts were ever contested: patch those, not all
             fact.update(contested=fact["id"] in contested, contradictions=named_in[fact["id"]])
     for fact in json.loads(conn.execute(_FORGOTTEN_FACTS).fetchone()[0]):
-        history = [dict(v, valid_from=None, valid_to=None, reason=None) for v in fact["history"]]
-        forgotten_at = fact.pop("forgotten_at")
-        fact.update(
-            relation=None, object=None, description=None, evidence=[], actor=None, functional=False,
-            status="forgotten", superseded_by=None, reason=None, contested=False,
-            contradictions=named_in.get(fact["id"], []), valid_from=None, valid_to=None,
-            recorded_at=history[0]["from"] if history else forgotten_at, retired_at=forgotten_at,
-            reassertions=0, history=history,
-        )
-        facts.append(fact)
+        facts.append(tombstone_record(fact["id"], fact["subject"], fact["history"], fact["forgotten_at"],
+                                      named_in.get(fact["id"], [])))
     # tombstones, without relation or object, go first among their subject's facts
     name = names.get
     facts.sort(key=lambda f: (name(f["subject"], ""), f["relation"] or "", name(f["object"], ""), f["id"]))

@@ -1,6 +1,7 @@
 """Record time and valid time as strings that sort the way time does."""
 from __future__ import annotations
 
+import os
 from datetime import date, datetime, timezone
 
 from .errors import InvalidInput
@@ -23,6 +24,27 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def parse_iso(text: str) -> date | datetime:
+    """An ISO date (exactly 10 characters, `YYYY-MM-DD`) as a date, anything longer as a datetime in
+    UTC (a naive one is UTC); ValueError when it is neither. The one place that tells them apart."""
+    if len(text) == 10:
+        return date.fromisoformat(text)
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def is_date(moment: date | datetime) -> bool:
+    """Whether parse_iso read a date rather than a datetime (a datetime is also a date)."""
+    return not isinstance(moment, datetime)
+
+
+def build_time_fallback() -> str:
+    """The record time of a snapshot with no record time of its own: SOURCE_DATE_EPOCH if set (so a
+    reproducible build gives the same bytes), else the epoch."""
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
+    return record_time(datetime.fromtimestamp(epoch, timezone.utc))
+
+
 def _iso_text(text: str, what: str) -> str:
     """`text` without the ASCII blanks around it (str.strip would also take U+2028 and the like),
     refused if empty or not ASCII: an ISO date is neither."""
@@ -40,10 +62,10 @@ def parse_instant(text: str, *, what: str = "time") -> str:
     """
     text = _iso_text(text, what)
     try:
-        if len(text) == 10:
-            day = date.fromisoformat(text)
-            return f"{day.isoformat()}T23:59:59.999999Z"
-        return record_time(datetime.fromisoformat(text.replace("Z", "+00:00")))
+        moment = parse_iso(text)
+        if is_date(moment):
+            return f"{moment.isoformat()}T23:59:59.999999Z"
+        return record_time(moment)
     except ValueError:
         raise InvalidInput(f"{what} {text!r} is not an ISO date or datetime (e.g. 2026-03-01)") from None
 
@@ -54,11 +76,9 @@ def parse_valid_time(text: str | None, *, what: str = "valid time") -> str | Non
         return None
     text = _iso_text(str(text), what)
     try:
-        if len(text) == 10:
-            return date.fromisoformat(text).isoformat()
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = parse_iso(text)
     except ValueError:
         raise InvalidInput(f"{what} {text!r} is not an ISO date or datetime (e.g. 2025-01-01)") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if is_date(moment):
+        return moment.isoformat()
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple
 
+from ..fact_record import fact_record, tombstone_record
 from ..ids import all_usable, derived_id, usable_id
 from ..maintenance import worklist_of_snapshot
 from ..snapshot import FORMAT, memlens_version, stats_of
-from ..timefmt import record_time
+from ..timefmt import build_time_fallback
 
 
 class State(NamedTuple):
@@ -125,11 +124,6 @@ def in_time_order(events: list[LedgerEvent]) -> list[LedgerEvent]:
     """Rebuilt provenance in record-time order; at one instant, things exist before they change."""
     ranked = sorted(enumerate(events), key=lambda pair: (pair[1].at, _FIRST_AT_ONE_INSTANT.get(pair[1].action, 2), pair[0]))
     return [event for _, event in ranked]
-
-
-def content_of(ids: list[str]) -> str:
-    """What a maintenance candidate covers, hashed the way memlens.store.maintenance does."""
-    return "sha256:" + hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()
 
 
 def collapse(states: list[State]) -> list[State]:
@@ -274,37 +268,14 @@ def _fact(
             s.since, s.status, None, s.reason, s.valid_from, s.valid_to)
         for s in record.states
     ])
-    last = states[-1]
-    if last.status == "forgotten":
-        return _tombstone(record, states, names, named_in)
-    return {
-        "id": record.id, "subject": record.subject, "relation": record.relation, "object": record.object,
-        "description": record.description, "evidence": list(record.evidence), "actor": record.actor,
-        "functional": bool(relations.get(record.relation, False)),
-        "status": last.status, "superseded_by": last.superseded_by, "reason": last.reason,
-        "contested": record.id in contested, "contradictions": list(named_in.get(record.id, [])),
-        "valid_from": last.valid_from, "valid_to": last.valid_to,
-        "recorded_at": states[0].since,
-        "retired_at": None if last.status == "current" else last.since,
-        "reassertions": record.reassertions,
-        "history": _history(states),
-    }
-
-
-def _tombstone(
-    record: FactRecord, states: list[State], names: dict[str, str], named_in: dict[str, list[str]],
-) -> dict[str, Any]:
-    """A forgotten fact as memlens shows one: id, statuses and dates; no text, no reasons."""
-    history = [dict(v, reason=None, valid_from=None, valid_to=None) for v in _history(states)]
-    return {
-        "id": record.id, "subject": record.subject if record.subject in names else None,
-        "relation": None, "object": None, "description": None, "evidence": [], "actor": None,
-        "functional": False, "status": "forgotten", "superseded_by": None, "reason": None,
-        "contested": False, "contradictions": list(named_in.get(record.id, [])),
-        "valid_from": None, "valid_to": None,
-        "recorded_at": states[0].since, "retired_at": states[-1].since,
-        "reassertions": 0, "history": history,
-    }
+    if states[-1].status == "forgotten":
+        subject = record.subject if record.subject in names else None
+        return tombstone_record(record.id, subject, _history(states), states[-1].since, named_in.get(record.id, []))
+    return fact_record(
+        record.id, record.subject, record.relation, record.object, record.description, list(record.evidence),
+        record.actor, bool(relations.get(record.relation, False)), _history(states), record.reassertions,
+        record.id in contested, named_in.get(record.id, []),
+    )
 
 
 def _history(states: list[State]) -> list[dict[str, Any]]:
@@ -338,8 +309,4 @@ def _newest_record_time(snapshot: dict[str, Any]) -> str:
     times += [v[k] for f in snapshot["facts"] for v in f["history"] for k in ("from", "to")]
     times += [t for c in snapshot["contradictions"] for t in (c["recorded_at"], c["resolved_at"])]
     times += [d["at"] for d in snapshot["dismissals"]] + [row["at"] for row in snapshot["ledger"]]
-    present = [t for t in times if t]
-    if present:
-        return max(present)
-    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
-    return record_time(datetime.fromtimestamp(epoch, timezone.utc))
+    return max((t for t in times if t), default=None) or build_time_fallback()

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..ids import short
+from ..maintenance import content_of
 from .assembly import (ContradictionRecord, DismissalRecord, EntityRecord, FactRecord, LedgerEvent, SourceGraph,
-                       State, content_of)
+                       State)
 from .source import EPOCH_RECORD_TIME, SourceFile, as_uuid, number_or, record_time_of, text_of, uuids_in, valid_time_of
 
 TOOL = "memoose"

@@ -11,13 +11,13 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, MemlensError, NotFound
 from ..opening import read_only_uri
-from ..timefmt import parse_valid_time, record_time
+from ..timefmt import is_date, parse_iso, parse_valid_time, record_time
 
 EPOCH_RECORD_TIME = "1970-01-01T00:00:00.000000Z"
 
@@ -147,10 +147,10 @@ def record_time_of(value: Any) -> str | None:
             return None
         if _NUMBER.fullmatch(text):
             return record_time(datetime.fromtimestamp(float(text), timezone.utc))
-        if len(text) == 10:
-            day = date.fromisoformat(text)
-            return record_time(datetime(day.year, day.month, day.day, tzinfo=timezone.utc))
-        return record_time(datetime.fromisoformat(text.replace("Z", "+00:00")))
+        moment = parse_iso(text)
+        if is_date(moment):
+            return record_time(datetime(moment.year, moment.month, moment.day, tzinfo=timezone.utc))
+        return record_time(moment)
     except (ValueError, OverflowError, OSError):
         return None
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
+from memlens.store.timefmt import is_date, parse_iso
+
 EPOCH = date(1970, 1, 1)
 
 
@@ -11,15 +13,12 @@ def to_day_number(value: str | None) -> float | None:
     """Days since 1970-01-01 for an ISO date or datetime; None for null or unparseable text."""
     if not value:
         return None
-    text = value.strip()
     try:
-        if len(text) == 10:
-            return float((date.fromisoformat(text) - EPOCH).days)
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = parse_iso(value.strip())
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+    if is_date(moment):
+        return float((moment - EPOCH).days)
     return (moment - datetime(1970, 1, 1, tzinfo=timezone.utc)).total_seconds() / 86400.0
 
 
