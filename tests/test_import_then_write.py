@@ -28,3 +28,25 @@ def test_names_and_triples_of_an_imported_store_are_found_when_writing(memory, t
     # the present value is still the imported fact itself, under memoose's id
     assert [(f["object_name"], f["id"]) for f in memory.facts() if f["relation"] == "works_at"] == [
         ("globex", ids["globex"])]
+
+
+def test_an_imported_entity_is_found_by_any_case_of_its_name_as_a_native_one_is(memory, tmp_path):
+    from import_fixtures import MemooseFile
+
+    source = tmp_path / "memoose.sqlite"
+    m = MemooseFile(source)
+    m.entity("Émile", "Person")
+    m.entity("Straße", "Project")
+    m.relation("Émile", "works_on", "Straße", "", "")
+    m.close()
+    load_into(memory, importers.read_snapshot("memoose", source), source="memoose")
+    imported = {e["name"]: e["id"] for e in memory.snapshot()["entities"]}
+    assert set(imported) == {"Émile", "Straße"}
+
+    # Unicode case folding, not SQLite's ASCII-only NOCASE: É and é, ß and SS are one name.
+    for spelling in ("émile", "ÉMILE", "  Émile "):
+        assert memory.history(spelling)["entity"]["id"] == imported["Émile"], spelling
+    [fact] = memory.remember([FactInput("émile", "knows", "STRASSE")])
+    view = memory.fact(fact.fact_id)
+    assert (view["subject_name"], view["object_name"]) == ("Émile", "Straße")
+    assert len(memory.snapshot()["entities"]) == 2  # no second Émile, no second Straße
