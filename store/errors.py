@@ -44,3 +44,7 @@ class StoreDamaged(StoreUnreadable):
 
 class BundleError(MemlensError):
     """A report, site or export cannot be written where asked, or cannot be read back."""
+
+
+class SnapshotAltered(MemlensError):
+    """A snapshot (or the bundle holding it) differs from what memlens wrote: the first difference is named."""

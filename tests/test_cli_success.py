@@ -243,6 +243,13 @@ def case_diff(cli, home, tmp_path):
     assert [entry["id"] for entry in answer["changes"]["facts_added"]] == [added]
 
 
+def case_verify(cli, home, tmp_path):
+    fact_id(cli, "alice:Person --works_at--> acme:Organization")
+    ok(cli("export", "-d", "t", "--format", "site", "-o", str(tmp_path / "site")))
+    answer = said(cli("verify", str(tmp_path / "site"), "--json"))
+    assert answer["ok"] and answer["facts"] == 1 and answer["files"] > 0
+
+
 def case_import(cli, home, tmp_path):
     source = tmp_path / "memoose.sqlite"
     build_memoose(source)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.store import datasets
 from memlens.store.errors import BundleError, InvalidInput, NotFound
 from memlens.store.snapshot_diff import DIGEST_FORMAT
+from memlens.store.snapshot_seal import sealed
 
 from .atomic import atomic_write
 
@@ -247,7 +248,9 @@ def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dic
                  previous_layout: dict[str, tuple[float, float]] | None = None,
                  previous_looks: dict[str, "TypeLook"] | None = None) -> None:
     """`previous_layout` and `previous_looks` (see `previous_layout()`, `previous_looks()`) keep
-    those entities where they were and those types' colours."""
+    those entities where they were and those types' colours. The bundle carries the snapshot's
+    seal, for `memlens verify`."""
+    snapshot = sealed(snapshot)
     if fmt == "site":
         from memlens.viewer.site.build import write_site
 

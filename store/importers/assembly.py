@@ -229,8 +229,9 @@ def _named_ids(graph: SourceGraph) -> Iterator[Any]:
 
 
 def content_hash(snapshot: dict[str, Any]) -> str:
-    """A hash of what the snapshot says, not of when or by which memlens it was made."""
-    content = {k: v for k, v in snapshot.items() if k not in ("hash", "generated_at", "memlens_version")}
+    """A hash of what the snapshot says, not of when or by which memlens it was made (nor of its
+    seal, which is added when it is written: see snapshot_seal)."""
+    content = {k: v for k, v in snapshot.items() if k not in ("hash", "generated_at", "memlens_version", "seal")}
     # A snapshot is plain data, never circular: not checking saves a tenth (0.04 s of 0.4 at 10,000
     # memoose entities) and writes the same text.
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False)

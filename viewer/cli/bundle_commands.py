@@ -5,15 +5,16 @@ from pathlib import Path
 
 import click
 
-from memlens.store import datasets, json_input
-from memlens.store.errors import InvalidInput, StoreUnreadable
+from memlens.store import datasets
+from memlens.store.errors import InvalidInput
 from memlens.store.memory import Memory
-from memlens.store.snapshot import FORMAT
 from memlens.store.snapshot_diff import diff as snapshot_diff
 from memlens.viewer import regeneration
+from memlens.viewer.reading import read_bundle
+from memlens.viewer.verification import verify_bundle
 
 from . import claude_code
-from .options import dataset_options, emit, json_option
+from .options import dataset_options, emit, json_option, read_memory
 
 
 @click.group()
@@ -148,38 +149,44 @@ def hooks_uninstall(host, scope, as_json):
 
 
 def load_snapshot(reference: str) -> dict:
-    """A snapshot from a JSON file, a site folder (its snapshot.json) or a memlens store."""
+    """A snapshot from a memlens store, or from a bundle: a site folder, a snapshot JSON file or a report."""
     path = Path(reference)
-    if path.is_dir():
-        path = path / "snapshot.json"
     if not path.exists():
-        raise InvalidInput(f"{reference}: no such snapshot, site or store")
-    with path.open("rb") as handle:
-        head = handle.read(16)
-    if head.startswith(b"SQLite format 3"):
-        with Memory(path, readonly=True) as memory:
-            return memory.snapshot()
-    snapshot = json_input.loads(path.read_bytes(), reference)
-    if not isinstance(snapshot, dict) or snapshot.get("format") != FORMAT:
-        raise StoreUnreadable(f"{reference} is not a {FORMAT} file")
-    return snapshot
+        raise InvalidInput(f"{reference}: no such snapshot, report, site or store")
+    if path.is_file():
+        with path.open("rb") as handle:
+            head = handle.read(16)
+        if head.startswith(b"SQLite format 3"):
+            with Memory(path, readonly=True) as memory:
+                return memory.snapshot()
+    return read_bundle(path)
 
 
 @click.command()
 @click.argument("old")
-@click.argument("new")
-@json_option
-def diff(old, new, as_json):
-    """What changed from OLD to NEW: each a snapshot JSON, a site folder or a store.
+@click.argument("new", required=False)
+@dataset_options
+def diff(old, new, db, dataset, as_json):
+    """What changed from OLD to NEW: each a report, a site folder, a snapshot JSON or a store.
+    Without NEW, to the dataset (--db, -d, or this project's).
 
     Facts added, superseded, restored, retracted, contested, resolved and forgotten (forgotten
     ones by id only: their text is gone), entities added, merged and removed.
 
     \b
-    Example:
+    Examples:
       memlens diff last-week.json ~/.memlens/myproject-1a2b3c4d.sqlite
+      memlens diff teammate-report.html -d demo      # what my memory has that theirs had not
     """
-    changes = snapshot_diff(load_snapshot(old), load_snapshot(new), names=(old, new))
+    if new is not None and (db or dataset):
+        raise click.UsageError("give NEW or --db/-d, not both")
+    older = load_snapshot(old)
+    if new is None:
+        with read_memory(db, dataset) as memory:
+            newer, new = memory.snapshot(), memory.name
+    else:
+        newer = load_snapshot(new)
+    changes = snapshot_diff(older, newer, names=(old, new))
     emit(as_json, changes, lambda: _echo_changes(changes))
 
 
@@ -198,4 +205,27 @@ def _echo_changes(changes: dict) -> None:
                 click.echo(f"  {item['id'][:8]}  {item.get('name', '')}".rstrip())
 
 
-COMMANDS = [bundles, hooks, diff]
+@click.command()
+@click.argument("bundle")
+@json_option
+def verify(bundle, as_json):
+    """Check that BUNDLE (a report, a site folder or a snapshot JSON) is what memlens wrote.
+
+    Recomputes the digest of every entity, fact, contradiction and dismissal, the ledger's hash
+    chain and the snapshot's hash, and for a site every file's sha256 in its manifest. Exits 1
+    naming the first thing that does not match. It finds changes; it cannot tell who made the
+    bundle.
+
+    \b
+    Examples:
+      memlens verify teammate-report.html
+      memlens verify docs/memory-site/
+    """
+    checked = verify_bundle(bundle)
+    files = f", {checked['files']} files" if "files" in checked else ""
+    emit(as_json, dict(checked, bundle=bundle, ok=True),
+         f"ok: {bundle}: {checked['entities']} entities, {checked['facts']} facts, {checked['ledger']} ledger rows"
+         f"{files} match; hash {checked['hash'][:19]}")
+
+
+COMMANDS = [bundles, hooks, diff, verify]

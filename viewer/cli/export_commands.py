@@ -9,6 +9,7 @@ import click
 
 from memlens.store import datasets, importers
 from memlens.store.snapshot_load import import_into
+from memlens.store.snapshot_seal import sealed
 
 from memlens.viewer import regeneration
 from memlens.viewer.atomic import atomic_write
@@ -21,8 +22,8 @@ FORMATS = ("json", "html", "site", "graphml", "gexf")
 
 
 def write_json(snapshot: dict, path: Path) -> None:
-    """Written beside the target and moved into place, like every bundle."""
-    text = json.dumps(snapshot, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    """Written beside the target and moved into place, like every bundle, and sealed like one."""
+    text = json.dumps(sealed(snapshot), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     if str(path) == "-":
         click.echo(text, nl=False)
         return

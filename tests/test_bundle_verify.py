@@ -1,0 +1,141 @@
+"""`memlens verify`: a bundle as memlens wrote it passes; one changed character is found and named."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from import_fixtures import build_memoose
+from memlens.store import demo
+from memlens.store.errors import SnapshotAltered
+from memlens.store.importers import read_snapshot
+from memlens.store.memory import Memory
+from memlens.store.snapshot_seal import check_seal, sealed
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    demo.build(path).close()
+    return path
+
+
+def export(cli, store: Path, fmt: str, out: Path) -> Path:
+    result = cli("export", "--db", str(store), "--format", fmt, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def flip(text: str, needle: str) -> str:
+    """`text` with the last character of the first `needle` in it changed."""
+    assert needle in text
+    changed = needle[:-1] + ("X" if needle[-1] != "X" else "Y")
+    return text.replace(needle, changed, 1)
+
+
+def described_fact(snapshot: dict) -> dict:
+    return next(f for f in snapshot["facts"] if f["description"] and len(f["description"]) > 20)
+
+
+def test_an_untouched_snapshot_and_site_pass(cli, demo_store, tmp_path):
+    for bundle in (export(cli, demo_store, "json", tmp_path / "s.json"), export(cli, demo_store, "site", tmp_path / "site")):
+        result = cli("verify", str(bundle))
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith(f"ok: {bundle}: 52 entities, 93 facts, 167 ledger rows")
+    checked = json.loads(cli("verify", str(tmp_path / "site"), "--json").output)
+    assert checked["ok"] and checked["hash_of"] == "ledger" and checked["files"] > 60
+
+
+def test_one_character_of_a_fact_in_a_snapshot_json_is_named_by_the_facts_id(cli, demo_store, tmp_path):
+    path = export(cli, demo_store, "json", tmp_path / "s.json")
+    fact = described_fact(json.loads(path.read_text()))
+    path.write_text(flip(path.read_text(), json.dumps(fact["description"])[1:-1]))
+    result = cli("verify", str(path))
+    assert result.exit_code == 1
+    assert result.output == f"Error: {path}: fact {fact['id']!r} ({fact['relation']}) differs from its seal\n"
+
+
+def test_one_character_of_a_fact_in_a_sites_snapshot_json_is_named(cli, demo_store, tmp_path):
+    site = export(cli, demo_store, "site", tmp_path / "site")
+    assert cli("verify", str(site)).exit_code == 0
+    snapshot_file = site / "snapshot.json"
+    fact = described_fact(json.loads(snapshot_file.read_text()))
+    snapshot_file.write_text(flip(snapshot_file.read_text(), json.dumps(fact["description"], ensure_ascii=False)[1:-1]))
+    result = cli("verify", str(site))
+    assert result.exit_code == 1
+    assert f"{snapshot_file}: fact {fact['id']!r}" in result.output and len(result.output.splitlines()) == 1
+
+
+def test_one_character_of_a_fact_in_a_site_page_is_named_by_the_page(cli, demo_store, tmp_path):
+    site = export(cli, demo_store, "site", tmp_path / "site")
+    assert cli("verify", str(site)).exit_code == 0
+    fact = described_fact(json.loads((site / "snapshot.json").read_text()))
+    page = next(p for p in sorted((site / "entities").glob("*.html")) if fact["description"] in p.read_text())
+    page.write_text(flip(page.read_text(), fact["description"]))
+    result = cli("verify", str(site))
+    assert result.exit_code == 1
+    assert result.output == f"Error: {page} differs from the sha256 its manifest lists\n"
+
+
+def test_a_page_added_to_a_site_or_taken_from_it_is_named(cli, demo_store, tmp_path):
+    site = export(cli, demo_store, "site", tmp_path / "site")
+    (site / "entities" / "extra.html").write_text("<p>hello</p>")
+    assert cli("verify", str(site)).output == f"Error: {site / 'entities' / 'extra.html'} is not in the manifest\n"
+    (site / "entities" / "extra.html").unlink()
+    assert cli("verify", str(site)).exit_code == 0
+    (site / "contested.html").unlink()
+    assert cli("verify", str(site)).output == f"Error: {site}: contested.html is listed in the manifest but missing\n"
+
+
+def test_a_changed_ledger_row_is_named_by_its_seq(cli, demo_store, tmp_path):
+    path = export(cli, demo_store, "json", tmp_path / "s.json")
+    snapshot = json.loads(path.read_text())
+    snapshot["ledger"][41]["actor"] = "cli:mallory"
+    path.write_text(json.dumps(snapshot))
+    result = cli("verify", str(path))
+    assert result.exit_code == 1
+    seq, row = snapshot["ledger"][41]["seq"], snapshot["ledger"][41]
+    assert result.output == f"Error: {path}: ledger row seq {seq} ({row['action']} {row['kind']}) breaks the hash chain\n"
+
+
+def test_a_hash_or_a_dropped_fact_is_caught_too(demo_store):
+    with Memory(demo_store, readonly=True) as memory:
+        snapshot = sealed(memory.snapshot())
+    assert check_seal(snapshot, "s")["facts"] == 93
+    with pytest.raises(SnapshotAltered, match="the snapshot's field 'hash' differs"):
+        check_seal(dict(snapshot, hash="sha256:" + "0" * 64), "s")
+    with pytest.raises(SnapshotAltered, match="92 facts, its seal has 93"):
+        check_seal(dict(snapshot, facts=snapshot["facts"][:-1]), "s")
+    resealed = sealed(dict(snapshot, hash="sha256:" + "0" * 64))  # a seal made over a false hash
+    with pytest.raises(SnapshotAltered, match="hash is not the hash of its content"):
+        check_seal(resealed, "s")
+
+
+def test_another_tools_snapshot_is_sealed_by_its_content_hash(tmp_path):
+    build_memoose(tmp_path / "memoose.db")
+    snapshot = sealed(read_snapshot("memoose", tmp_path / "memoose.db"))
+    assert snapshot["seal"]["hash_of"] == "content"
+    assert check_seal(snapshot, "m")["facts"] == len(snapshot["facts"]) > 0
+    snapshot["ledger"][0]["payload"]["note"] = "added"
+    with pytest.raises(SnapshotAltered, match="ledger row seq 1 .* breaks the hash chain"):
+        check_seal(snapshot, "m")
+
+
+def test_what_cannot_be_verified_says_why_in_one_line(cli, demo_store, tmp_path):
+    path = export(cli, demo_store, "json", tmp_path / "s.json")
+    assert cli("verify", str(path)).exit_code == 0
+    snapshot = json.loads(path.read_text())
+    del snapshot["seal"]
+    (tmp_path / "old.json").write_text(json.dumps(snapshot))
+    (tmp_path / "notes.txt").write_text("hello")
+    for target, expected in (
+        (tmp_path / "old.json", "carries no seal"),
+        (tmp_path / "notes.txt", "is not a memlens report, site or snapshot"),
+        (tmp_path / "missing.html", "no such report, site or snapshot"),
+        (tmp_path, "is not a memlens site: it has no snapshot.json"),
+        (demo_store, "is a store, not a bundle"),
+    ):
+        result = cli("verify", str(target))
+        assert result.exit_code == 1 and expected in result.output, result.output
+        assert result.output.startswith("Error: ") and len(result.output.splitlines()) == 1
