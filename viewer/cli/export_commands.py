@@ -9,10 +9,11 @@ import click
 
 from memlens.store import datasets, importers
 from memlens.store.snapshot_load import import_into
-from memlens.store.snapshot_seal import sealed
+from memlens.store.snapshot_seal import check_seal, sealed
 
 from memlens.viewer import regeneration
 from memlens.viewer.atomic import atomic_write
+from memlens.viewer.reading import read_bundle
 
 from .formatting import import_summary
 from .options import dataset_options, emit, note, read_memory
@@ -157,32 +158,47 @@ def default_report(name: str) -> Path:
 
 
 @click.command("import")
-@click.option("--from", "source", type=click.Choice(importers.TOOLS), required=True,
-              help="The tool whose store to copy.")
-@click.argument("source_path", required=False, type=click.Path(dir_okay=False))
+@click.option("--from", "source", type=click.Choice((*importers.TOOLS, "memlens")), required=True,
+              help="The tool whose store to copy, or memlens for a teammate's report, site or snapshot JSON.")
+@click.argument("source_path", required=False, type=click.Path())
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
 @dataset_options
 def import_command(source, source_path, deleted_text, db, dataset, as_json):
-    """Copy a memoose, memware or mnemo store into an empty memlens dataset.
+    """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset.
 
-    Ids, both time axes, statuses and history are kept; the ledger records the import as
-    `import:<tool>`. The source file is only read.
+    Ids, both time axes, statuses and history are kept (forgotten facts stay forgotten); the
+    ledger records the import as `import:<tool>`. The source is only read. A memlens bundle is
+    verified first and refused if it differs from what memlens wrote.
 
     \b
     Examples:
       memlens import --from memoose -d from-memoose
       memlens import --from memware ~/.memware/memware.db --db imported.sqlite
+      memlens import --from memlens teammate-report.html -d teammate
     """
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
     with Progress(2, enabled=not as_json) as progress:
-        progress.stage(f"reading the {source} store")
-        snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
+        progress.stage(f"reading the {source} {'bundle' if source == 'memlens' else 'store'}")
+        snapshot = _source_snapshot(source, source_path, deleted_text)
         progress.advance()
         progress.stage(f"writing {name}")
         counts = import_into(path, snapshot, source=source)
         progress.advance()
     emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+
+
+def _source_snapshot(source: str, source_path: str | None, deleted_text: bool) -> dict:
+    if source != "memlens":
+        if source_path and Path(source_path).is_dir():
+            raise click.UsageError(f"{source_path} is a folder; --from {source} reads a store file")
+        return importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
+    if source_path is None or deleted_text:
+        raise click.UsageError("--from memlens takes the PATH of a report, site or snapshot JSON (and no --deleted-text)")
+    snapshot = read_bundle(source_path)
+    if "seal" in snapshot:  # a bundle from before seals cannot be checked, and is taken as it is
+        check_seal(snapshot, source_path)
+    return snapshot
 
 
 COMMANDS = [export, view, import_command]
