@@ -112,6 +112,17 @@ def test_a_hash_or_a_dropped_fact_is_caught_too(demo_store):
         check_seal(resealed, "s")
 
 
+def test_a_record_the_fast_encoder_refuses_is_sealed_and_checked_all_the_same(demo_store):
+    with Memory(demo_store, readonly=True) as memory:
+        snapshot = memory.snapshot()
+    odd = dict(snapshot["entities"][0], description="lone \ud800 surrogate", size=2**70)
+    snapshot = sealed(dict(snapshot, entities=[odd, *snapshot["entities"][1:]]))
+    assert check_seal(snapshot, "s")["entities"] == len(snapshot["entities"])
+    changed = dict(odd, size=2**70 + 1)
+    with pytest.raises(SnapshotAltered, match="differs from its seal"):
+        check_seal(dict(snapshot, entities=[changed, *snapshot["entities"][1:]]), "s")
+
+
 def test_another_tools_snapshot_is_sealed_by_its_content_hash(tmp_path):
     build_memoose(tmp_path / "memoose.db")
     snapshot = sealed(read_snapshot("memoose", tmp_path / "memoose.db"))
