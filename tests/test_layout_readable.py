@@ -98,3 +98,16 @@ def test_pack_puts_small_rectangles_beside_a_big_one_before_starting_a_row():
 def test_a_label_is_cut_as_the_page_cuts_it():
     assert label_text("x" * LABEL_CHARS) == "x" * LABEL_CHARS
     assert label_text("x" * (LABEL_CHARS + 5)) == "x" * (LABEL_CHARS - 1) + "\u2026"
+
+
+def test_a_memory_without_entities_is_laid_out_and_rendered():
+    from viewer_fixtures import SnapshotBuilder, entity_id
+
+    from memlens.viewer.model.link_graph import link_graph as graph_of
+    from memlens.viewer.report.page import render_report
+
+    builder = SnapshotBuilder(dataset="empty")
+    assert compute_layout(graph_of(builder.build())).positions == {}
+    assert "memlens-data" in render_report(builder.build())
+    builder.entity("alone", "Person")
+    assert set(compute_layout(graph_of(builder.build())).positions) == {entity_id("alone")}

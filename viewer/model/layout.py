@@ -122,6 +122,8 @@ def components(graph: LinkGraph, ranking: list[str]) -> list[list[str]]:
 
 def _readable_positions(graph: LinkGraph, ranking: list[str]) -> dict[str, tuple[float, float]]:
     """Every node placed so that no two boxes overlap, components packed together."""
+    if not ranking:   # an empty memory: nothing to place (and no component to size the packing by)
+        return {}
     highest = max((graph.degree(n) for n in ranking), default=0)
     boxes = {n: node_box(graph.names[n], graph.degree(n), highest) for n in ranking}
     blocks = []
