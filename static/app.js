@@ -2,11 +2,57 @@
 const byId = (id) => document.getElementById(id);
 const memlens = (window.memlens = { ready: false, network: null, foldName });
 
-function startReport() {
+// The page's data is read asynchronously (the browser inflates it). Tabs work at once, so only
+// the graph's panel is laid out meanwhile; the rest waits for the data: a search typed meanwhile
+// is answered once it is read, and the address (an entity, a fact, a panel) is followed then.
+async function startReport() {
   document.documentElement.classList.add("js");
   document.body.classList.add("on-graph"); // sized to the window before the graph measures its box
   const timings = (memlens.timings = { start: performance.now() });
-  const memory = loadMemory();
+
+  // Tabs: links that work without script; with it, one panel at a time and arrow-key movement.
+  const tabs = [...document.querySelectorAll('.tab[role="tab"]')];
+  const commandBar = document.querySelector(".command-bar");
+  let shown = () => {}; // what a panel needs of the data when it is shown, once the data is read
+  let chosen = false;   // a tab picked while the data was read wins over a panel named in the address
+  function showTab(name, moveFocus) {
+    document.body.classList.toggle("on-graph", name === "graph");
+    // anchors land below the sticky bar (report.css: scroll-margin-top)
+    document.documentElement.style.setProperty("--bar-height", commandBar.offsetHeight + "px");
+    for (const tab of tabs) {
+      const on = tab.id === "tab-" + name;
+      tab.setAttribute("aria-selected", String(on));
+      tab.tabIndex = on ? 0 : -1;
+      byId(tab.getAttribute("aria-controls")).hidden = !on;
+      if (on && moveFocus) tab.focus();
+    }
+    shown(name);
+  }
+  const isTab = (name) => tabs.some((tab) => tab.id === "tab-" + name);
+  tabs.forEach((tab, i) => {
+    tab.addEventListener("click", (event) => { event.preventDefault(); chosen = true; showTab(tab.id.slice(4)); });
+    tab.addEventListener("keydown", (event) => {
+      const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+      if (!step) return;
+      event.preventDefault();
+      chosen = true;
+      showTab(tabs[(i + step + tabs.length) % tabs.length].id.slice(4), true);
+    });
+  });
+  const named = parseDeepLink(location.hash);
+  showTab(named && named.kind === "panel" && isTab(named.value) ? named.value : "graph");
+  byId("graph-status").textContent = "Reading the memory\u2026";
+
+  let memory;
+  try {
+    memory = await loadMemory();
+  } catch (error) {
+    memlens.error = String(error && error.message || error);
+    byId("graph-status").textContent = "This page's data could not be read (" + memlens.error + "). " +
+      "It needs a browser that reads gzip natively (DecompressionStream: Chrome 80, Firefox 113, Safari 16.4 or newer).";
+    return;
+  }
+  memlens.memory = memory;
   timings.dataLoaded = performance.now();
   const view = { asOfRecord: null, asOfValid: null, showSuperseded: Boolean(memory.showSuperseded),
                  hiddenTypes: new Set(), selected: null };
@@ -40,12 +86,15 @@ function startReport() {
     render();
   }
 
+  let highlighted = null; // the fact a link pointed at: flashed again when the texts redraw the panel
+
   function selectEntity(entity, options) {
     graph.batch(() => selectEntityNow(entity, options));
   }
 
   function selectEntityNow(entity, options) {
     view.selected = entity || null;
+    highlighted = null;
     if (entity && options && options.focus) graph.focus(entity, coveredRight);
     else if (!entity) graph.clearSelection();
     render();
@@ -65,6 +114,7 @@ function startReport() {
     }
     selectEntity(owner, { focus: true });
     panel.highlightFact(fact);
+    highlighted = fact;
     rememberInAddress(deepLink("fact", fact.id));
   }
 
@@ -82,9 +132,18 @@ function startReport() {
   });
   memlens.network = graph.network;
   timings.graphBuilt = performance.now();
+  // After the first draw, the facts' texts; the page is ready once the detail panel can show them.
   graph.network.once("afterDrawing", () => {
-    memlens.ready = true;
     memlens.firstDrawMs = timings.firstDraw = performance.now();
+    memory.loadTexts().then(() => {
+      timings.textsLoaded = performance.now();
+      panel.render();
+      if (highlighted) panel.highlightFact(highlighted);
+      memlens.ready = true;
+    }, (error) => {
+      memlens.error = String(error && error.message || error);
+      byId("graph-status").textContent = "The facts' descriptions and evidence could not be read (" + memlens.error + ").";
+    });
   });
 
   const headerCounts = createHeaderCounts(memory, view, byId("header-counts"), byId("counts-when"));
@@ -109,32 +168,10 @@ function startReport() {
   const search = createSearch(memory, byId("search-input"), byId("search-results"),
     (entity) => selectEntity(entity, { focus: true }));
 
-  // Tabs: links that work without script; with it, one panel at a time and arrow-key movement.
-  const tabs = [...document.querySelectorAll('.tab[role="tab"]')];
-  const commandBar = document.querySelector(".command-bar");
-  function showTab(name, moveFocus) {
-    document.body.classList.toggle("on-graph", name === "graph");
-    // anchors land below the sticky bar (report.css: scroll-margin-top)
-    document.documentElement.style.setProperty("--bar-height", commandBar.offsetHeight + "px");
-    for (const tab of tabs) {
-      const on = tab.id === "tab-" + name;
-      tab.setAttribute("aria-selected", String(on));
-      tab.tabIndex = on ? 0 : -1;
-      byId(tab.getAttribute("aria-controls")).hidden = !on;
-      if (on && moveFocus) tab.focus();
-    }
+  shown = (name) => {
     if (name === "graph") graph.requestRedraw(); // drawn on the next frame, once, with any other change
     if (name === "provenance") ledger.render();
-  }
-  tabs.forEach((tab, i) => {
-    tab.addEventListener("click", (event) => { event.preventDefault(); showTab(tab.id.slice(4)); });
-    tab.addEventListener("keydown", (event) => {
-      const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
-      if (!step) return;
-      event.preventDefault();
-      showTab(tabs[(i + step + tabs.length) % tabs.length].id.slice(4), true);
-    });
-  });
+  };
 
   // One delegated handler for every link to an entity or fact (panel, ledger, maintenance).
   document.addEventListener("click", (event) => {
@@ -182,7 +219,7 @@ function startReport() {
     const link = parseDeepLink(location.hash);
     if (!link) return;
     if (link.kind === "panel") {
-      if (tabs.some((tab) => tab.id === "tab-" + link.value)) showTab(link.value);
+      if (isTab(link.value)) showTab(link.value);
       return;
     }
     const found = link.kind === "entity" ? findEntity(memory, link.value) : findFact(memory, link.value);
@@ -198,9 +235,10 @@ function startReport() {
   memlens.validTimes = memory.validTimes;
   memlens.highlighted = () => graph.highlighted(); // {nodes, edges} drawn bright, or null
   memlens.update = update;
-  showTab("graph");
+  showTab(tabs.find((tab) => tab.getAttribute("aria-selected") === "true").id.slice(4));
   render();
-  followAddress();
+  const address = parseDeepLink(location.hash);
+  if (!(chosen && address && address.kind === "panel")) followAddress();
 }
 
 startReport();

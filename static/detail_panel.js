@@ -20,10 +20,10 @@ function createDetailPanel(memory, view, panel, actions) {
   }
 
   function evidenceList(fact) {
+    if (fact.evidence === null) return null; // not read yet: the panel is drawn again once it is
     if (!fact.evidence.length) return el("p", { className: "fact-evidence none" }, "no evidence recorded");
-    const links = new Set(fact.links);
-    return el("ul", { className: "fact-evidence", "aria-label": "evidence" }, fact.evidence.map((text, i) =>
-      el("li", null, links.has(i) && isWebLink(text)
+    return el("ul", { className: "fact-evidence", "aria-label": "evidence" }, fact.evidence.map((text) =>
+      el("li", null, isWebLink(text)
         ? el("a", { href: text, target: "_blank", rel: "noopener noreferrer" }, text)
         : el("span", { className: "evidence-text" }, text))));
   }

@@ -49,7 +49,7 @@ function plural(count, word, many) {
   return count.toLocaleString("en") + " " + (count === 1 ? word : (many || word + "s"));
 }
 
-// Only well-formed http(s) URLs become links; the build marks them and the page checks again.
+// Only well-formed http(s) URLs become links (the same rule as viewer/model/evidence.py, for the site).
 function isWebLink(text) {
   if (typeof text !== "string" || !/^https?:\/\//i.test(text) || /[\s\u0000-\u001f]/.test(text)) return false;
   try {

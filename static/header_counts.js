@@ -20,6 +20,7 @@ function createHeaderCounts(memory, view, box, when) {
       if (state.status !== "forgotten" && (at === null ? fact.contested : openContradictionsAt(fact, at).length > 0)) n.contested++;
     }
     if (at === null) n.ledger = null; // the whole ledger, as written: no need to decode it
+    else if (!memory.ledger) n.ledger = undefined; // its block is read first (see render)
     else for (const row of memory.ledger) if (row.at <= at) n.ledger++;
     return n;
   }
@@ -30,7 +31,12 @@ function createHeaderCounts(memory, view, box, when) {
     shownFor = key;
     const travelling = view.asOfRecord !== null || view.asOfValid !== null;
     const n = travelling ? count() : null;
-    for (const [name, dd] of cells) dd.textContent = n && n[name] !== null ? n[name].toLocaleString("en") : written.get(name);
+    if (n && n.ledger === undefined) {
+      memory.loadLedger().then(() => { shownFor = null; render(); }, () => {}); // provenance says why it failed
+    }
+    for (const [name, dd] of cells) {
+      dd.textContent = !n || n[name] === null ? written.get(name) : n[name] === undefined ? "\u2026" : n[name].toLocaleString("en");
+    }
     const parts = [];
     if (view.asOfRecord !== null) parts.push("as believed at " + shortTime(memory.times[view.asOfRecord]));
     if (view.asOfValid !== null) parts.push("facts true at " + view.asOfValid);

@@ -1,6 +1,7 @@
 // The ledger as a filterable table, newest first, rendered a page at a time. Rendered only while
 // its tab is shown: the ledger of a large memory is hundreds of thousands of rows, and neither
-// decoding them nor filtering them belongs in the first draw or in every as-of change.
+// decoding them nor filtering them belongs in the first draw or in every as-of change. Its block
+// is read the first time the tab is shown (asynchronously: render() runs again once it is read).
 const LEDGER_PAGE = 100;
 
 function createProvenance(memory, view, nodes) {
@@ -10,7 +11,7 @@ function createProvenance(memory, view, nodes) {
 
   function matchesTarget(row, needle) {
     if (!needle) return true;
-    return row.refs.some((ref) => {
+    return row.targets.some((ref) => {
       const target = refTarget(memory, ref);
       if (target.kind === "entity") return target.item.searchName.includes(needle) || target.item.id.startsWith(needle);
       if (target.kind === "fact") return target.item.id.startsWith(needle) || factLabel(target.item).toLowerCase().includes(needle);
@@ -37,6 +38,13 @@ function createProvenance(memory, view, nodes) {
 
   function render() {
     if (nodes.panel.hidden) return;
+    if (!memory.ledger) {
+      nodes.count.textContent = "Reading the ledger\u2026";
+      memory.loadLedger().then(render, (error) => {
+        nodes.count.textContent = "The ledger could not be read: " + error.message;
+      });
+      return;
+    }
     if (!filled) {
       fill(nodes.actor, [...new Set(memory.ledger.map((r) => r.actor))].sort());
       fill(nodes.action, [...new Set(memory.ledger.map((r) => r.action))].sort());
@@ -48,7 +56,7 @@ function createProvenance(memory, view, nodes) {
       el("td", { className: "time" }, shortTime(memory.times[row.at])),
       el("td", { className: "actor" }, row.actor),
       el("td", null, el("span", { className: "badge badge-" + row.action }, row.action)),
-      refCell(memory, row.refs, row.action))));
+      refCell(memory, row.targets, row.action))));
     const total = memory.ledger.length;
     const shown = Math.min(limit, matching.length);
     const of = matching.length === total ? plural(total, "entry", "entries")

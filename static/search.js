@@ -66,5 +66,11 @@ function createSearch(memory, input, list, onPick) {
     }
   });
   input.addEventListener("blur", () => open(false));
+  // what was typed while the page's data was still being read
+  if (document.activeElement === input && input.value.trim()) {
+    matches = rank(input.value);
+    active = matches.length ? 0 : -1;
+    paint();
+  }
   return { focus: () => input.focus(), rank };
 }

@@ -10,7 +10,7 @@ from collections import deque
 import pytest
 from viewer_fixtures import large_snapshot, opened_report
 
-from memlens.viewer.report.payload import DRAW_LIMIT
+from memlens.viewer.report.codec import DRAW_LIMIT
 
 pytestmark = pytest.mark.browser
 ENTITIES = 100_000

@@ -10,7 +10,7 @@ import time
 
 import pytest
 from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id,
-                             hostile_snapshot, open_report, project_ids)
+                             hostile_snapshot, inflated, open_report, project_ids)
 
 from memlens.viewer.report.write import write_report
 from memlens.viewer.site.build import write_site
@@ -195,7 +195,9 @@ def test_the_changes_panel_shows_counts_and_links_into_the_graph(browser, report
         text = panel.inner_text()
         assert "added\n2" in text and "superseded\n1" in text and "forgotten\n1" in text
         assert f"forgotten fact {changed.forgotten_fact[:8]}" in text
-        assert all(said not in page.content() for said in changed.forgotten_texts)
+        everything = inflated(page.content())
+        assert "repo://ledger/publish.py#L12" in everything
+        assert all(said not in everything for said in changed.forgotten_texts)
         panel.locator(f'[data-ref-id="{changed.added_fact}"]').click()
         assert page.locator("#panel-graph").is_visible()
         assert page.locator("#detail h2").inner_text() == "ledger-service"

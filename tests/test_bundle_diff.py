@@ -22,12 +22,12 @@ def changed(answer: dict) -> dict[str, int]:
     return {kind: count for kind, count in answer["counts"].items() if count}
 
 
-@pytest.mark.parametrize("fmt", ["site", "json"])
+@pytest.mark.parametrize("fmt", ["site", "json", "html"])
 def test_a_bundle_against_its_store_after_one_more_write_names_exactly_that_write(cli, tmp_path, fmt):
     store = tmp_path / "s.sqlite"
     remember(cli, store, "alice:Person --works_at--> acme:Organization")
     remember(cli, store, "bob:Person --works_at--> acme")
-    bundle = tmp_path / ("bundle" if fmt == "site" else "bundle.json")
+    bundle = tmp_path / ("bundle" if fmt == "site" else f"bundle.{fmt}")
     written(cli, "export", "--db", str(store), "--format", fmt, "-o", str(bundle))
     assert not changed(json.loads(written(cli, "diff", str(bundle), "--db", str(store))))
     added = remember(cli, store, "carol:Person --works_at--> acme")
@@ -51,14 +51,17 @@ def test_two_sites_compare_either_way(cli, tmp_path):
     assert not changed(json.loads(written(cli, "diff", str(tmp_path / "new"), str(tmp_path / "new"))))
 
 
-def test_a_report_is_refused_in_one_line_saying_what_is_missing(cli, tmp_path):
-    store = tmp_path / "s.sqlite"
+def test_a_damaged_report_is_refused_in_one_line_saying_what_is_wrong(cli, tmp_path):
+    store, report = tmp_path / "s.sqlite", tmp_path / "r.html"
     remember(cli, store, "alice:Person --works_at--> acme:Organization")
-    written(cli, "export", "--db", str(store), "--format", "html", "-o", str(tmp_path / "r.html"))
-    result = cli("diff", str(tmp_path / "r.html"), str(store))
+    written(cli, "export", "--db", str(store), "--format", "html", "-o", str(report))
+    assert not changed(json.loads(written(cli, "diff", str(report), str(store))))   # whole: read back
+    page = report.read_text(encoding="utf-8")
+    at = page.index('id="memlens-facts" data-encoding="base64">') + 60
+    report.write_text(page[:at] + page[at + 8:], encoding="utf-8")
+    result = cli("diff", str(report), str(store))
     assert result.exit_code == 1 and len(result.output.splitlines()) == 1
-    assert "is a memlens report, which this memlens cannot read back (that needs the page codec)" in result.output
-    assert cli("diff", str(store), str(store)).exit_code == 0
+    assert f"{report}: its memlens-facts block is damaged" in result.output
 
 
 def test_new_and_a_dataset_together_are_a_usage_error(cli, tmp_path):

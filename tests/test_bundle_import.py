@@ -25,11 +25,11 @@ def fingerprint(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("fmt", ["site", "json"])
+@pytest.mark.parametrize("fmt", ["site", "json", "html"])
 def test_export_import_export_gives_the_same_entities_and_facts(cli, tmp_path, demo_site, fmt):
-    bundle = demo_site if fmt == "site" else tmp_path / "s.json"
-    if fmt == "json":
-        assert cli("export", "--db", str(tmp_path / "demo.sqlite"), "--format", "json", "-o", str(bundle)).exit_code == 0
+    bundle = demo_site if fmt == "site" else tmp_path / f"s.{fmt}"
+    if fmt != "site":
+        assert cli("export", "--db", str(tmp_path / "demo.sqlite"), "--format", fmt, "-o", str(bundle)).exit_code == 0
     before = fingerprint(demo_site)
     result = cli("import", "--from", "memlens", str(bundle), "-d", "teammate")
     assert result.exit_code == 0, result.output

@@ -38,8 +38,9 @@ def described_fact(snapshot: dict) -> dict:
     return next(f for f in snapshot["facts"] if f["description"] and len(f["description"]) > 20)
 
 
-def test_an_untouched_snapshot_and_site_pass(cli, demo_store, tmp_path):
-    for bundle in (export(cli, demo_store, "json", tmp_path / "s.json"), export(cli, demo_store, "site", tmp_path / "site")):
+def test_an_untouched_snapshot_site_and_report_pass(cli, demo_store, tmp_path):
+    for bundle in (export(cli, demo_store, "json", tmp_path / "s.json"), export(cli, demo_store, "site", tmp_path / "site"),
+                   export(cli, demo_store, "html", tmp_path / "r.html")):
         result = cli("verify", str(bundle))
         assert result.exit_code == 0, result.output
         assert result.output.startswith(f"ok: {bundle}: 52 entities, 93 facts, 167 ledger rows")

@@ -1,14 +1,17 @@
 """Regenerated bundles keep the map: old entities stay where they were, only new ones are placed."""
 from __future__ import annotations
 
+import base64
 import copy
+import gzip
 import json
 import math
+import re
 
 import pytest
 from viewer_fixtures import build_project, entity_id
 
-from memlens.viewer import regeneration
+from memlens.viewer.reading import BundleUnreadable, bundle_exists, read_layout
 from memlens.viewer.model import layout as layout_module
 from memlens.viewer.model.layout import SATELLITE_OFFSET, SATELLITE_SPACING, compute_layout
 from memlens.viewer.model.link_graph import link_graph
@@ -46,11 +49,11 @@ def test_a_regenerated_report_keeps_every_old_position_and_places_the_new_entity
     old, new, added, neighbour = grown
     report = tmp_path / "memory.html"
     write_report(old, report)
-    before = regeneration.previous_layout(report, "html")
+    before = read_layout(report, "html")
     assert before is not None and set(before) == _live_ids(old)
 
     write_report(new, report, previous_layout=before)
-    after = regeneration.previous_layout(report, "html")
+    after = read_layout(report, "html")
     assert after is not None and set(after) == _live_ids(new) == set(before) | {added}
     assert {node: after[node] for node in before} == before
     degree = len(link_graph(new).neighbours[neighbour])
@@ -72,15 +75,15 @@ def test_a_regenerated_site_writes_layout_json_lists_it_and_keeps_every_old_posi
     raw = json.loads(text)
     assert list(raw) == sorted(raw) and set(raw) == _live_ids(old)
     assert all(round(x, 1) == x and round(y, 1) == y for x, y in raw.values())
-    before = regeneration.previous_layout(site, "site")
+    before = read_layout(site, "site")
     assert before == {node: tuple(point) for node, point in raw.items()}
 
     # the graph page's data block carries the same positions as layout.json
-    page_positions = regeneration.previous_layout(site / "index.html", "html")
+    page_positions = read_layout(site / "index.html", "html")
     assert page_positions == before
 
     write_site(new, site, previous_layout=before)
-    after = regeneration.previous_layout(site, "site")
+    after = read_layout(site, "site")
     assert after is not None and set(after) == set(before) | {added}
     assert {node: after[node] for node in before} == before
     assert _near(after[added], after[neighbour], len(link_graph(new).neighbours[neighbour]))
@@ -94,13 +97,13 @@ def test_regenerate_reuses_the_bundles_own_positions(cli, tmp_path):
     cli("bundles", "add", str(report), "--db", str(store))
     cli("bundles", "add", str(site), "--format", "site", "--db", str(store))
     assert cli("maintain", "--db", str(store)).exit_code == 0
-    first = {fmt: regeneration.previous_layout(path, fmt) for fmt, path in (("html", report), ("site", site))}
+    first = {fmt: read_layout(path, fmt) for fmt, path in (("html", report), ("site", site))}
     assert all(first.values()) and len(first["html"]) == 3 and first["html"] == first["site"]
 
     cli("remember", "--db", str(store), "c --knows--> newcomer:Person", "-e", "y")
     assert cli("maintain", "--db", str(store)).exit_code == 0
     for fmt, path in (("html", report), ("site", site)):
-        after = regeneration.previous_layout(path, fmt)
+        after = read_layout(path, fmt)
         assert after is not None and len(after) == 4
         assert {node: after[node] for node in first[fmt]} == first[fmt], fmt
 
@@ -136,36 +139,56 @@ def test_without_previous_positions_the_layout_and_the_page_are_unchanged(grown)
     assert compute_layout(graph, previous=shifted).positions == shifted
 
 
-def test_a_corrupt_or_missing_previous_layout_falls_back_to_a_fresh_one(grown, tmp_path):
+def _with_main_block(page: str, change) -> str:
+    """The page with its main data block decoded, changed by `change` and packed again."""
+    opening = '<script type="application/gzip" id="memlens-data" data-encoding="base64">'
+    start = page.index(opening) + len(opening)
+    end = page.index("</script>", start)
+    main = json.loads(gzip.decompress(base64.b64decode(page[start:end])))
+    change(main)
+    return page[:start] + base64.b64encode(gzip.compress(json.dumps(main).encode())).decode() + page[end:]
+
+
+def test_a_missing_bundle_has_no_layout_and_an_unreadable_one_says_why(grown, tmp_path):
     old, new, _, _ = grown
     report, site = tmp_path / "r.html", tmp_path / "site"
-    assert regeneration.previous_layout(report, "html") is None      # missing
-    assert regeneration.previous_layout(site, "site") is None
+    assert not bundle_exists(report, "html") and not bundle_exists(site, "site")  # a first write: nothing to read
     write_report(old, report)
     write_site(old, site)
-    assert regeneration.previous_layout(report, "html")             # the positive case
-    assert regeneration.previous_layout(site, "site")
+    assert read_layout(report, "html") and read_layout(site, "site")  # the positive case
 
     text = report.read_text(encoding="utf-8")
-    rows = text.index('"entities":[[', text.index('id="memlens-data">'))
-    # the block cut off in the middle of the entity rows
-    report.write_text(text[:rows + 40] + text[text.index("</script>", rows):], encoding="utf-8")
-    assert regeneration.previous_layout(report, "html") is None
-    # a row whose position is not a number
-    report.write_text(text[:rows] + text[rows:].replace(",-1,-1,", ',-1,-1,"x",', 1), encoding="utf-8")
-    assert regeneration.previous_layout(report, "html") is None
-    report.write_text(text.replace('id="memlens-data"', 'id="something-else"'), encoding="utf-8")
-    assert regeneration.previous_layout(report, "html") is None
+    rows = text.index("base64", text.index('id="memlens-data"')) + 40
+    broken_pages = {
+        "its memlens-data block is damaged": text[:rows] + text[rows + 10:],          # ten characters gone
+        "has no memlens-data block": text.replace('id="memlens-data"', 'id="something-else"'),
+        "has no position": _with_main_block(text, lambda main: main["entities"][0].__setitem__(8, "x")),
+        "its memlens-data block is 'memlens-page/0'": _with_main_block(
+            text, lambda main: main.__setitem__("version", "memlens-page/0")),
+        # memlens 0.1's pages held plain JSON blocks
+        "was written by an older memlens": text.replace(
+            'type="application/gzip" id="memlens-data" data-encoding="base64"',
+            'type="application/json" id="memlens-data"'),
+    }
+    for why, page in broken_pages.items():
+        report.write_text(page, encoding="utf-8")
+        with pytest.raises(BundleUnreadable, match=re.escape(why)) as failure:
+            read_layout(report, "html")
+        assert str(report) in str(failure.value) and "\n" not in str(failure.value)
 
-    for broken in ("{not json", "[1, 2]", '{"x": "here"}', '{"x": [1]}', '{"x": [true, 2]}'):
+    for broken, why in (("{not json", "is not valid JSON"), ("[1, 2]", "is not an object"),
+                        ('{"x": "here"}', "has no position"), ('{"x": [1]}', "has no position"),
+                        ('{"x": [true, 2]}', "has no position")):
         (site / "layout.json").write_text(broken, encoding="utf-8")
-        assert regeneration.previous_layout(site, "site") is None, broken
+        with pytest.raises(BundleUnreadable, match=re.escape(why)):
+            read_layout(site, "site")
     (site / "layout.json").unlink()
-    assert regeneration.previous_layout(site, "site") is None
+    with pytest.raises(BundleUnreadable, match="has no layout.json"):
+        read_layout(site, "site")
 
-    # regenerating from such a bundle builds the fresh layout, byte for byte
-    write_report(new, report, previous_layout=regeneration.previous_layout(report, "html"))
-    assert report.read_text(encoding="utf-8") == render_report(new)
+
+def test_unusable_previous_positions_give_the_fresh_layout(grown):
+    _, new, _, _ = grown
     # unusable entries handed to compute_layout directly are skipped, not trusted
     graph = link_graph(new)
     junk = {node: (float("nan"), 0.0) for node in graph.names}

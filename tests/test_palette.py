@@ -4,9 +4,10 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from viewer_fixtures import SnapshotBuilder
 
-from memlens.viewer import regeneration
+from memlens.viewer.reading import BundleUnreadable, carried_over, read_looks
 from memlens.viewer.model.palette import PALETTE, SHAPES, TypeLook, assign_looks, preferred_colour, type_counts
 from memlens.viewer.report.write import write_report
 from memlens.viewer.site.build import write_site
@@ -120,21 +121,37 @@ def test_a_regenerated_report_and_site_keep_every_type_look(tmp_path):
     for fmt, write in (("html", write_report), ("site", write_site)):
         path = tmp_path / ("report.html" if fmt == "html" else "site")
         write(old, path)
-        before = regeneration.previous_looks(path, fmt)
+        before = read_looks(path, fmt)
         assert before == assign_looks(type_counts(old))           # read back as written
         write(new, path, previous_looks=before)
-        after = regeneration.previous_looks(path, fmt)
+        after = read_looks(path, fmt)
         assert set(after) == {*old_types, "Aardvark", "Database", "Zebra"}
         assert {name: after[name] for name in before} == before, fmt
         assert len({look.color for look in after.values()}) == len(after)
 
 
-def test_previous_looks_of_a_missing_or_legendless_bundle_is_none(tmp_path):
-    assert regeneration.previous_looks(tmp_path / "none.html", "html") is None
+def test_looks_of_a_missing_or_dataless_bundle_are_unreadable_and_a_regeneration_says_so(tmp_path):
+    with pytest.raises(BundleUnreadable, match="cannot read"):
+        read_looks(tmp_path / "none.html", "html")
     (tmp_path / "plain.html").write_text("<html><body>no legend</body></html>", encoding="utf-8")
-    assert regeneration.previous_looks(tmp_path / "plain.html", "html") is None
+    with pytest.raises(BundleUnreadable, match="has no memlens-data block"):
+        read_looks(tmp_path / "plain.html", "html")
+    kept = carried_over(tmp_path / "plain.html", "html")
+    assert kept.looks is None and kept.notes() == (
+        f"changes since, layout and type colours unavailable: {tmp_path / 'plain.html'} has no memlens-data block; "
+        "it is not a memlens report",)
     write_report(_snapshot(["Person"]), tmp_path / "r.html")
-    assert regeneration.previous_looks(tmp_path / "r.html", "html")        # the positive case
+    assert read_looks(tmp_path / "r.html", "html") == {"Person": assign_looks({"Person": 1})["Person"]}
+    kept = carried_over(tmp_path / "r.html", "html")
+    assert kept.notes() == () and kept.looks and kept.layout and kept.digest        # the positive case
+    assert carried_over(tmp_path / "new.html", "html").notes() == ()                # a first write: nothing to say
+
+
+def test_looks_are_those_of_the_legend_not_of_types_nobody_uses(tmp_path):
+    snapshot = _snapshot(["Person"])
+    snapshot["ontology"]["types"] = ["Person", "Unused"]
+    write_report(snapshot, tmp_path / "r.html")
+    assert set(read_looks(tmp_path / "r.html", "html")) == {"Person"}
 
 
 def test_maintenance_regenerates_bundles_with_the_types_looks_they_had(cli, tmp_path):
@@ -142,10 +159,10 @@ def test_maintenance_regenerates_bundles_with_the_types_looks_they_had(cli, tmp_
     cli("remember", "--db", str(store), "alice:Person --maintains--> billing:Service", "-e", "x")
     cli("bundles", "add", str(report), "--db", str(store))
     assert cli("maintain", "--db", str(store)).exit_code == 0
-    first = regeneration.previous_looks(report, "html")
+    first = read_looks(report, "html")
     assert set(first) == {"Person", "Service"}
     for n, kind in enumerate(("Library", "Team", "Organization", "Concept", "Module")):
         cli("remember", "--db", str(store), f"billing --uses--> thing{n}:{kind}", "-e", "y")
     assert cli("maintain", "--db", str(store)).exit_code == 0
-    after = regeneration.previous_looks(report, "html")
+    after = read_looks(report, "html")
     assert len(after) == 7 and {name: after[name] for name in first} == first

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from memlens.viewer import regeneration
+from memlens.viewer.reading import read_digest
 
 
 def test_maintain_regenerates_configured_bundles_and_then_says_unchanged(cli, tmp_path):
@@ -73,7 +74,7 @@ def test_a_regenerated_report_and_site_show_the_changes_since_the_last_snapshot(
     cli("bundles", "add", str(site), "--format", "site", "--db", str(store))
     assert cli("maintain", "--db", str(store)).exit_code == 0
     assert (site / "manifest.json").exists()
-    first_digest = regeneration.previous_state(report, "html")
+    first_digest = read_digest(report, "html")
     assert first_digest and first_digest["format"] == "memlens-digest/1"
 
     cli("remember", "--db", str(store), "a --knows--> newcomer:Person", "-e", "y")

@@ -6,10 +6,10 @@ import json
 import re
 
 import pytest
-from viewer_fixtures import changed_project, parse_page, project_snapshot
+from viewer_fixtures import changed_project, inflated, parse_page, project_snapshot
 
 from memlens.store.snapshot_diff import diff, digest
-from memlens.viewer import regeneration
+from memlens.viewer.reading import read_digest
 from memlens.viewer.model.changes import ChangesFormatError
 from memlens.viewer.report.page import render_report
 from memlens.viewer.report.write import write_report
@@ -34,17 +34,17 @@ def test_the_hash_meta_is_in_the_first_4_kb(changed_html, changed):
 
 def test_the_page_data_holds_what_the_next_diff_needs(tmp_path, changed):
     path = write_report(changed.new, tmp_path / "report.html")
-    previous = regeneration.previous_state(path, "html")
+    previous = read_digest(path, "html")
     assert previous == digest(changed.new)
     assert "carol's private note" not in json.dumps(previous)  # a digest carries no text at all
     page = parse_page(path.read_text(encoding="utf-8"))
-    assert [s.attrs["id"] for s in page.find_all("script", type="application/json")] == [
-        "memlens-data", "memlens-facts", "memlens-ledger"]  # the digest is read from these, not kept twice
+    assert [s.attrs["id"] for s in page.find_all("script", type="application/gzip")] == [
+        "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger"]  # the digest is read from these
 
 
 def test_regeneration_reads_the_digest_back_and_diffs_against_it(tmp_path, changed):
     path = write_report(changed.old, tmp_path / "report.html")
-    previous = regeneration.previous_state(path, "html")
+    previous = read_digest(path, "html")
     assert previous == digest(changed.old)
     assert diff(previous, changed.new) == changed.changes
 
@@ -69,9 +69,11 @@ def test_the_changes_panel_counts_and_lists_what_changed(changed_html, changed):
 def test_forgotten_items_show_their_id_and_nothing_they_said(changed_html, changed):
     text = " ".join(parse_page(changed_html).text.split())
     assert f"forgotten fact {changed.forgotten_fact[:8]}" in text
+    everything = inflated(changed_html)
     for said in changed.forgotten_texts:
         assert said in json.dumps(changed.old)  # it was there before...
-        assert said not in changed_html         # ...and is nowhere now
+        assert said not in everything           # ...and is nowhere now
+    assert "repo://ledger/publish.py#L12" in everything  # what is remembered is there
 
 
 def test_without_changes_nothing_of_the_kind_is_shown():
@@ -111,7 +113,7 @@ def test_hostile_names_in_the_changes_are_shown_as_text(tmp_path):
         page = parse_page(html)
         assert page.find_all("img") == []
         scripts = page.find_all("script")
-        code = [s for s in scripts if "src" not in s.attrs and s.attrs.get("type") != "application/json"]
+        code = [s for s in scripts if "src" not in s.attrs and s.attrs.get("type") != "application/gzip"]
         assert len(code) == inline_scripts and scripts
         listed = " ".join(page.text.split())
         assert "Entities added 3" in listed

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
-from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, parse_page, project_ids,
+from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, inflated, parse_page, project_ids,
                              project_snapshot)
 
 from memlens.store.errors import BundleError
 from memlens.viewer.report import assets
+from memlens.viewer.report.codec import BLOCK_TYPE, BLOCKS, LEDGER_BLOCK, MAIN_BLOCK, TEXTS_BLOCK, parse_blocks
 from memlens.viewer.report.csp import source_hash
 from memlens.viewer.report.page import SnapshotFormatError, render_report
 
@@ -40,13 +40,13 @@ def csp_directives(page) -> dict[str, list[str]]:
 def test_page_is_one_file_with_inline_scripts_and_styles_only(project_html):
     page = parse_page(project_html)
     scripts = page.find_all("script")
-    assert len(scripts) == 5
+    assert len(scripts) == 6
     assert all("src" not in s.attrs for s in scripts)
     assert page.find_all("style") and not page.find_all("link")
-    assert [s.attrs.get("id") for s in scripts[:3]] == ["memlens-data", "memlens-facts", "memlens-ledger"]
-    assert all(s.attrs["type"] == "application/json" for s in scripts[:3])
-    assert scripts[3].text == assets.vis_network_script()
-    assert "startReport" in scripts[4].text
+    assert [s.attrs.get("id") for s in scripts[:4]] == list(BLOCKS)
+    assert all(s.attrs["type"] == "application/gzip" for s in scripts[:4])
+    assert scripts[4].text == assets.vis_network_script()
+    assert "startReport" in scripts[5].text
 
 
 def test_no_element_loads_from_the_web(project_html):
@@ -77,9 +77,13 @@ def test_csp_forbids_everything_but_hashed_inline_code(project_html):
     page = parse_page(project_html)
     directives = csp_directives(page)
     assert directives["default-src"] == ["'none'"]
-    executable = [s for s in page.find_all("script") if s.attrs.get("type") != "application/json"]
-    assert len(executable) == 2
+    scripts = page.find_all("script")
+    # a script element runs unless its type is a data type: only ours run, each one hashed
+    executable = [s for s in scripts if s.attrs.get("type", "") in ("", "text/javascript", "module")]
+    data = [s for s in scripts if s.attrs.get("type") == BLOCK_TYPE]
+    assert len(executable) == 2 and len(data) == 4 and len(scripts) == 6
     assert sorted(directives["script-src"]) == sorted(source_hash(s.text) for s in executable)
+    assert not any(source_hash(s.text) in directives["script-src"] for s in data)
     styles = page.find_all("style")
     assert sorted(directives["style-src"]) == sorted(source_hash(s.text) for s in styles)
     assert "'unsafe-inline'" not in directives["script-src"] + directives["style-src"]
@@ -108,28 +112,26 @@ def test_our_scripts_never_parse_markup():
         assert sink not in script, sink
 
 
-def test_data_blocks_round_trip_and_cannot_end_the_script(hostile_html):
+def test_data_blocks_are_base64_that_cannot_end_the_script_and_hold_the_hostile_text(hostile_html):
     page = parse_page(hostile_html)
-    blocks = {name: page.by_id(name) for name in ("memlens-data", "memlens-facts", "memlens-ledger")}
-    for block in blocks.values():
-        assert block.attrs["type"] == "application/json"
-        for raw in ("<", ">", "&", "\u2028", "\u2029"):
-            assert raw not in block.text
-    data = json.loads(blocks["memlens-data"].text)
-    names = [row[1] for row in data["entities"]]
+    elements = {name: page.by_id(name) for name in BLOCKS}
+    for element in elements.values():
+        assert element.attrs["type"] == "application/gzip" and element.attrs["data-encoding"] == "base64"
+        assert re.fullmatch(r"[A-Za-z0-9+/]+=*", element.text)
+    blocks = parse_blocks(hostile_html.encode(), "hostile.html")
+    names = [row[0] for row in blocks[MAIN_BLOCK]["entities"]]
     assert any("</script><script>alert(1)</script>" in name for name in names)
     assert any("\u2028" in name for name in names)
-    assert data["meta"]["dataset"] == hostile_snapshot()["dataset"]
-    descriptions = json.loads(blocks["memlens-facts"].text)["description"]
-    assert any(d and "</script>" in d for d in descriptions)
-    assert json.loads(blocks["memlens-ledger"].text)
+    assert blocks[MAIN_BLOCK]["meta"]["dataset"] == hostile_snapshot()["dataset"]
+    assert any(d and "</script>" in d for d in blocks[TEXTS_BLOCK]["description"])
+    assert blocks[LEDGER_BLOCK]["seqStep"]
 
 
 def test_hostile_text_is_escaped_in_markup_and_shown_as_text(hostile_html):
     snapshot = hostile_snapshot()
     page = parse_page(hostile_html)
     assert [e.tag for e in page.elements if e.tag == "img"] == []
-    assert len(page.find_all("script")) == 5
+    assert len(page.find_all("script")) == 6
     assert snapshot["dataset"] in page.text  # verbatim, so `{{ 7*7 }}` was not evaluated
     assert snapshot["dismissals"][0]["reason"] in page.text
     for payload in HOSTILE_PAYLOADS:
@@ -178,10 +180,12 @@ def test_timelines_are_svg_drawn_at_build_time(project_html):
 
 def test_forgotten_text_is_nowhere_in_the_page(project_html):
     ids = project_ids()
-    assert ids.forgotten_fact in project_html  # the tombstone is there...
-    assert "user said 2026-03-02" in project_html  # ...and so is the evidence of facts still known
-    assert "carol's private note" not in project_html
-    assert "user said 2026-03-04" not in project_html
+    everything = inflated(project_html)
+    assert ids.forgotten_fact in everything  # the tombstone is there...
+    assert "user said 2026-03-02" in everything  # ...and so is the evidence of facts still known
+    assert "user said 2026-03-02" not in project_html  # (which only the compressed data holds)
+    assert "carol's private note" not in everything
+    assert "user said 2026-03-04" not in everything
 
 
 def test_rendering_twice_gives_identical_bytes():
@@ -194,7 +198,8 @@ def test_show_superseded_is_carried_into_the_page():
     page = parse_page(render_report(project_snapshot(), show_superseded=True))
     checkbox = page.by_id("show-superseded")
     assert "checked" in checkbox.attrs
-    assert json.loads(page.by_id("memlens-data").text)["showSuperseded"] is True
+    assert parse_blocks(render_report(project_snapshot(), show_superseded=True).encode(), "report")[MAIN_BLOCK][
+        "showSuperseded"] is True
     assert "checked" not in parse_page(render_report(project_snapshot())).by_id("show-superseded").attrs
 
 
@@ -203,8 +208,8 @@ def test_unknown_snapshot_format_is_a_clear_error():
     snapshot["format"] = "memoose/9"
     with pytest.raises(SnapshotFormatError, match="memoose/9"):
         render_report(snapshot)
-    page = parse_page(render_report(project_snapshot()))  # the format it knows renders
-    assert json.loads(page.by_id("memlens-data").text)["meta"]["format"] == "memlens-snapshot/1"
+    blocks = parse_blocks(render_report(project_snapshot()).encode(), "report")  # the format it knows renders
+    assert blocks[MAIN_BLOCK]["meta"]["format"] == "memlens-snapshot/1"
 
 
 def test_the_page_is_built_only_with_the_vis_network_it_was_written_for(tmp_path, monkeypatch):

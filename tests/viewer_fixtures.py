@@ -8,10 +8,13 @@ snapshots are internally consistent (record times, history, contradictions, stat
 
 from __future__ import annotations
 
+import base64
 import copy
+import gzip
 import hashlib
 import json
 import random
+import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -568,6 +571,19 @@ class Page:
         found = [e for e in self.elements if e.attrs.get("id") == element_id]
         assert len(found) == 1, f"expected one #{element_id}, found {len(found)}"
         return found[0]
+
+
+_DATA_BLOCK = re.compile(r'(<script type="application/gzip" id="[\w-]+" data-encoding="base64">)([^<]*)(</script>)')
+
+
+def inflated(html: str) -> str:
+    """The page with each data block's base64 replaced by the JSON it holds (read with the standard
+    library's gzip, not memlens's reader), so that looking for a text anywhere in a page also
+    looks inside its data."""
+    def unpacked(block: re.Match[str]) -> str:
+        return block.group(1) + gzip.decompress(base64.b64decode(block.group(2))).decode() + block.group(3)
+
+    return _DATA_BLOCK.sub(unpacked, html)
 
 
 def parse_page(html: str) -> Page:

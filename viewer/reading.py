@@ -1,58 +1,176 @@
-"""Reading a bundle back: the snapshot a report, a site or a snapshot JSON file was made from.
+"""Reading a bundle back: the snapshot a report, a site or a snapshot JSON file was made from, and
+the parts of a bundle a regeneration reuses (the digest behind "changes since", the layout, the
+types' looks).
 
 `read_bundle(path) -> snapshot` is what `memlens diff`, `verify` and `import --from memlens` build on:
 
-- `path` is a site folder (its snapshot.json), a snapshot JSON file (`memlens export --format json`)
-  or a report file; anything else is refused.
-- It checks that the bundle can be read, not that it is what it claims: `memlens verify` does that.
-- Every failure is a `BundleUnreadable` whose one-line message names the file and what is wrong.
-
-Reading a report back needs the page codec, which makes the report's data blocks lossless; this
-memlens has none yet, so a report is refused saying so.
+- `path` is a report file (the single HTML page), a site folder (its snapshot.json) or a snapshot
+  JSON file (`memlens export --format json`); anything else is refused.
+- It returns the `memlens-snapshot/1` dict the bundle was made from, equal (`==`) to the one handed
+  to the writer: a report's from its data blocks (viewer/report/codec.py).
+- It checks that the bundle can be read (gzip's checksum over each of a report's blocks, the
+  blocks' version, the snapshot's format), not that it is what it claims: `memlens verify` does that.
+- Every failure is a `BundleUnreadable` (a MemlensError) whose one-line message names the file and
+  what is wrong with it: missing, not a bundle, damaged, or written by another version.
 """
+
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from memlens.store import json_input
-from memlens.store.errors import BundleError, InvalidInput
+from memlens.store.errors import InvalidInput
 from memlens.store.snapshot import FORMAT
+from memlens.store.snapshot_diff import digest
 
-__all__ = ["BundleUnreadable", "read_bundle"]
+from .model.palette import TypeLook
+from .report.codec import (FACTS_BLOCK, MAIN_BLOCK, BundleUnreadable, decode, decode_digest, decode_layout,
+                           decode_looks, decoded, parse_blocks, read_blocks, read_page)
+
+__all__ = ["BundleUnreadable", "CarriedOver", "read_bundle", "read_digest", "read_layout", "read_looks",
+           "carried_over", "bundle_exists"]
+
 
 _SQLITE = b"SQLite format 3\x00"
-_REPORT_MARK = b'<meta name="memlens-snapshot-hash"'
-
-
-class BundleUnreadable(BundleError):
-    """A report, site or snapshot file that memlens cannot read back: missing, damaged, or not a bundle."""
 
 
 def read_bundle(path: str | PathLike[str]) -> dict[str, Any]:
-    """The snapshot the site folder, snapshot JSON file or report at `path` was made from."""
+    """The snapshot the report, site folder or snapshot JSON file at `path` was made from (see the
+    module's contract)."""
     bundle = Path(path)
     if bundle.is_dir():
-        return _snapshot_file(bundle / "snapshot.json", f"{bundle} is not a memlens site: it has no snapshot.json")
-    return _snapshot_file(bundle, f"{bundle}: no such report, site or snapshot")
+        return _site_snapshot(bundle)
+    try:
+        data = bundle.read_bytes()
+    except FileNotFoundError:
+        raise BundleUnreadable(f"{bundle}: no such report, site or snapshot") from None
+    except OSError as exc:
+        raise BundleUnreadable(f"cannot read {bundle}: {exc.strerror or exc}") from None
+    if data.startswith(_SQLITE):
+        raise BundleUnreadable(f"{bundle} is a store, not a bundle: export it (memlens export --db {bundle} ...)")
+    if data.lstrip()[:1] == b"{":
+        return _snapshot_json(data, bundle)
+    if b'id="memlens-data"' not in data:   # no report's data block, of any memlens version
+        raise BundleUnreadable(f"{bundle} is not a memlens report, site or snapshot")
+    blocks = parse_blocks(data, str(bundle))
+    return decoded(bundle, "data", lambda: decode(blocks))
 
 
-def _snapshot_file(path: Path, missing: str) -> dict[str, Any]:
+def bundle_exists(path: Path, fmt: str) -> bool:
+    """Whether there is a bundle of that format at `path` to read (a first write has none)."""
+    return (path / "manifest.json").exists() if fmt == "site" else path.exists()
+
+
+def read_digest(path: Path, fmt: str) -> dict[str, Any]:
+    """The digest (snapshot_diff.digest) of the snapshot the bundle was made from: what the next
+    "changes since" is computed against."""
+    if fmt == "site":
+        return digest(_site_snapshot(path))
+    blocks = read_blocks(path, (MAIN_BLOCK, FACTS_BLOCK))
+    return decoded(path, "data", lambda: decode_digest(blocks[MAIN_BLOCK], blocks[FACTS_BLOCK]))
+
+
+def read_layout(path: Path, fmt: str) -> dict[str, tuple[float, float]]:
+    """Entity id -> (x, y): where the bundle drew each live entity (a site keeps it in layout.json)."""
+    if fmt == "site":
+        return _site_layout(path)
+    main = read_blocks(path, (MAIN_BLOCK,))[MAIN_BLOCK]
+    return decoded(path, "layout", lambda: decode_layout(main))
+
+
+def read_looks(path: Path, fmt: str) -> dict[str, TypeLook]:
+    """Type -> the look (colour and shape) the bundle's graph page drew it with, as its legend shows."""
+    page = path / "index.html" if fmt == "site" else path
+    main = read_blocks(page, (MAIN_BLOCK,))[MAIN_BLOCK]
+    return decoded(page, "types", lambda: decode_looks(main))
+
+
+@dataclass
+class CarriedOver:
+    """What a regeneration keeps of the bundle it replaces (None where it has none, or could not
+    read it) and, for each part it could not read, why."""
+
+    digest: dict[str, Any] | None = None
+    layout: dict[str, tuple[float, float]] | None = None
+    looks: dict[str, TypeLook] | None = None
+    failures: dict[str, str] = field(default_factory=dict)   # "layout" -> one line
+
+    def notes(self) -> tuple[str, ...]:
+        """One line per cause: "changes since, layout and type colours unavailable: <why>"."""
+        parts_of: dict[str, list[str]] = {}
+        for part, why in self.failures.items():
+            parts_of.setdefault(why, []).append(part)
+        return tuple(f"{_listed(parts)} unavailable: {why}" for why, parts in parts_of.items())
+
+
+def carried_over(path: Path, fmt: str) -> CarriedOver:
+    """The digest behind the next "changes since", the layout and the types' looks of the bundle at
+    `path`, each read on its own so one that fails costs only itself (a report file is read once
+    for all three). A bundle not written yet carries nothing over and fails nothing."""
+    kept = CarriedOver()
+    if not bundle_exists(path, fmt):
+        return kept
+    if fmt == "site":
+        readers = {"changes since": lambda: read_digest(path, fmt), "layout": lambda: _site_layout(path),
+                   "type colours": lambda: read_looks(path, fmt)}
+    else:
+        try:
+            page = read_page(path)
+            main = parse_blocks(page, str(path), (MAIN_BLOCK,))[MAIN_BLOCK]
+        except BundleUnreadable as exc:
+            kept.failures = dict.fromkeys(("changes since", "layout", "type colours"), str(exc))
+            return kept
+
+        def digest_of_report() -> dict[str, Any]:
+            facts = parse_blocks(page, str(path), (FACTS_BLOCK,))[FACTS_BLOCK]
+            return decoded(path, "data", lambda: decode_digest(main, facts))
+
+        readers = {"changes since": digest_of_report,
+                   "layout": lambda: decoded(path, "layout", lambda: decode_layout(main)),
+                   "type colours": lambda: decoded(path, "types", lambda: decode_looks(main))}
+    read: dict[str, Any] = {}
+    for part, reader in readers.items():
+        try:
+            read[part] = reader()
+        except BundleUnreadable as exc:
+            kept.failures[part] = str(exc)
+    kept.digest, kept.layout, kept.looks = read.get("changes since"), read.get("layout"), read.get("type colours")
+    return kept
+
+
+def _listed(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _site_layout(path: Path) -> dict[str, tuple[float, float]]:
+    raw = _json_file(path / "layout.json")
+    if not isinstance(raw, dict):
+        raise BundleUnreadable(f"{path / 'layout.json'} is not an object of entity positions")
+    positions = {}
+    for node, point in raw.items():
+        if not (isinstance(point, list) and len(point) == 2
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in point)):
+            raise BundleUnreadable(f"{path / 'layout.json'}: entity {node[:40]!r} has no position [x, y]")
+        positions[node] = (float(point[0]), float(point[1]))
+    return positions
+
+
+def _site_snapshot(folder: Path) -> dict[str, Any]:
+    path = folder / "snapshot.json"
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise BundleUnreadable(missing) from None
+        raise BundleUnreadable(f"{folder} is not a memlens site: it has no snapshot.json") from None
     except OSError as exc:
         raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
-    start = data.lstrip()[:1]
-    if data.startswith(_SQLITE):
-        raise BundleUnreadable(f"{path} is a store, not a bundle: export it (memlens export --db {path} ...)")
-    if start != b"{":
-        if _REPORT_MARK in data[:16_384]:
-            raise BundleUnreadable(f"{path} is a memlens report, which this memlens cannot read back "
-                                   "(that needs the page codec); use the site or the JSON export instead")
-        raise BundleUnreadable(f"{path} is not a memlens report, site or snapshot")
+    return _snapshot_json(data, path)
+
+
+def _snapshot_json(data: bytes, path: Path) -> dict[str, Any]:
     try:
         snapshot = json_input.loads(data, str(path))
     except InvalidInput as exc:
@@ -61,3 +179,16 @@ def _snapshot_file(path: Path, missing: str) -> dict[str, Any]:
         found = snapshot.get("format") if isinstance(snapshot, dict) else type(snapshot).__name__
         raise BundleUnreadable(f"{path} is not a {FORMAT} snapshot (found {str(found)[:40]!r})")
     return snapshot
+
+
+def _json_file(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BundleUnreadable(f"{path.parent} has no {path.name}; it is not a memlens site") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleUnreadable(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleUnreadable(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None

@@ -134,6 +134,8 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
         with read_memory(db, dataset) as memory:
             path = Path(out) if out else default_report(memory.name)
             done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
+        for message in done.notes:
+            note(message)
     else:
         regeneration.load_writer("html")
         with Progress(2, enabled=not as_json) as progress:

@@ -14,13 +14,15 @@ FACT_FIELDS = ("id", "subject", "relation", "object", "status", "superseded_by",
 class Columns:
     """Records read as one tuple per field. The fields are read from each record in one C call
     (a dict is visited once, not once per field: at 300,000 records each pass over the dicts costs
-    ~50 ms in cache misses alone) and then transposed."""
+    ~50 ms in cache misses alone) and then transposed. `complete`: every record had every field."""
 
     def __init__(self, records: list[dict[str, Any]], fields: tuple[str, ...]) -> None:
         getter = itemgetter(*fields) if len(fields) > 1 else (lambda record: (record[fields[0]],))
+        self.complete = True
         try:
             rows = list(map(getter, records))
         except KeyError:  # a record that lacks some field (an importer's) reads None there
+            self.complete = False
             rows = [tuple(record.get(name) for name in fields) for record in records]
         self._read = dict(zip(fields, zip(*rows))) if rows else dict.fromkeys(fields, ())
 

@@ -24,7 +24,7 @@ from ..model.timeline_svg import timeline_svg
 from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from . import assets
 from .csp import content_security_policy
-from .payload import page_blocks
+from .codec import Block, page_blocks
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
 TIMELINES_DRAWN = 12       # timelines of each kind drawn at load; the others wait in <template>s
@@ -115,7 +115,7 @@ class ReportContext:
     show_superseded: bool
     csp: str
     timelines_drawn: int
-    data_blocks: list[tuple[str, Markup]]   # (element id, JSON text), see payload.page_blocks
+    data_blocks: list[Block]               # the page's data elements, see codec.page_blocks
     links: Links
     changes: ChangesView | None = None
     scripts: list[Markup] = field(default_factory=list)
@@ -231,13 +231,14 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     timelines = timelines or TimelineBuilder(SnapshotIndex(snapshot, previous_looks))
     index = timelines.index
     layout = layout or compute_layout(link_graph(snapshot, index.fact_columns), previous=previous_layout)
+    # first: the blocks are compressed in a worker thread while the rest of the page is built
+    blocks = page_blocks(snapshot, layout, show_superseded=show_superseded,
+                         entity_pages=site.entity_pages if site else None, fact_columns=index.fact_columns,
+                         type_looks=index.type_looks)
     functional, functional_omitted = functional_timelines(timelines)
     # a site draws every entity's timeline on the entity's own page
     per_entity, entity_omitted = ([], 0) if site else entity_timelines(timelines, layout.ranking)
     links: Links = site.links if site else ReportLinks(index.entities, index.facts)
-    blocks = page_blocks(snapshot, layout, show_superseded=show_superseded,
-                         entity_pages=site.entity_pages if site else None, fact_columns=index.fact_columns,
-                         type_looks=index.type_looks)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),
         generated_at=str(snapshot.get("generated_at") or ""),
@@ -252,7 +253,7 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         dismissals_count=len(snapshot.get("dismissals") or []),
         show_superseded=show_superseded,
         timelines_drawn=TIMELINES_DRAWN,
-        data_blocks=[(name, Markup(text)) for name, text in blocks.items()],
+        data_blocks=blocks,
         links=links,
         changes=changes_view(changes, snapshot, links, index) if changes is not None else None,
     )
@@ -274,8 +275,8 @@ def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
 
     `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
     "Changes since ..." panel. None shows nothing of the kind. `previous_layout` (entity id ->
-    position, as `regeneration.previous_layout` reads it from the old page) keeps the map stable,
-    and `previous_looks` (type -> look, `regeneration.previous_looks`) the types' colours.
+    position, as `reading.read_layout` reads it from the old page) keeps the map stable,
+    and `previous_looks` (type -> look, `reading.read_looks`) the types' colours.
     Everything is built before the first piece is yielded: bad input fails before a file is touched.
     """
     context = build_context(snapshot, show_superseded=show_superseded, changes=changes,

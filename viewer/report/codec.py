@@ -1,0 +1,851 @@
+"""The page's data blocks: one wire format, written and read back here (and read by static/memory.js).
+
+A report carries the snapshot it was rendered from in four blocks, `<script type="application/gzip"
+id=... data-encoding="base64">` elements whose text is the base64 of a deterministic gzip of one
+JSON object: MAIN_BLOCK (everything but the facts and the ledger), FACTS_BLOCK, TEXTS_BLOCK (the
+facts' descriptions and evidence, which the page reads after its first draw) and LEDGER_BLOCK (read
+when the provenance tab is first shown). Every block carries `"version": PAGE_DATA_VERSION`, which
+both decoders check.
+
+The blocks are built for the browser and lose nothing:
+- The facts, the ledger, the dismissals and the worklist are columns: one list per field, entry i
+  of each belonging to record i (so each field is mapped out of the snapshot in C). Entities,
+  versions and contradictions are rows whose field names are listed once in `columns`.
+- References between records are list indexes (-1: none); record times are indexes into the
+  sorted `times` list, so the browser compares integers when it travels in record time; actors,
+  ledger actions and kinds are indexes into `actors`, `actions` and `kinds`. A ledger or worklist
+  reference is an entity index, -(fact index + 1), or the id as given. The ledger's seq is stored
+  as steps from the row before, and each row's reference count instead of where its references end.
+- Entity and fact ids are packed (`entityIds`, the facts' `ids`): the base64 of each uuid's 16
+  bytes, and [index, id] for any id that is no uuid.
+- A fact whose history is one open version equal to the fact itself (most facts) has history null.
+- `meta` is the snapshot's top level (format, dataset, hash, ontology, stats, ...) as it is, and
+  `keys` the order of the snapshot's keys.
+- A record those columns cannot say exactly (a reference to an id the snapshot lacks, a time that
+  is no record time, a field too many or too few: things a hand-made or damaged snapshot may hold)
+  is also kept whole in its part's `raw` list as [index, record]; the page reads the columns only.
+
+So `decode(blocks) == snapshot`, which `read_report` relies on to give back the snapshot a report
+was made from: what `memlens diff`, `verify` and `import --from memlens` read from a bundle.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import struct
+import zlib
+from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import accumulate, chain, repeat
+from operator import is_, itemgetter, sub
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+import orjson
+
+from memlens.store.errors import BundleError
+
+from ..model.columns import FACT_FIELDS, Columns
+from ..model.palette import TypeLook
+from ..model.snapshot_index import UNKNOWN_LOOK
+from ..model.worklist import dismissal_groups, worklist_groups
+
+if TYPE_CHECKING:  # numpy comes with the layout; reading a report back needs neither
+    from ..model.layout import Layout
+
+PAGE_DATA_VERSION = "memlens-page/1"
+DRAW_LIMIT = 1500   # nodes drawn at first; vis-network stays fluid below this, the rest is on demand
+MERGED_OFFSET = 36.0
+# the ids of the page elements that hold the data: the facts, their texts and the ledger have blocks of their own
+MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK = "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger"
+BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK)
+BLOCK_TYPE = "application/gzip"
+# zlib's level 4: at 100,000 entities the blocks are 23.4 MB in 1.0 s of CPU; level 6, 22.3 MB in
+# 2.2 s; level 1, 26.1 MB in 0.7 s (and the worker thread does it while the page is rendered)
+COMPRESSION_LEVEL = 4
+
+ENTITY_COLUMNS = ("name", "type", "description", "createdAt", "updatedAt", "mergedInto", "mergedAt", "x", "y",
+                  "degree")
+SITE_ENTITY_COLUMNS = ENTITY_COLUMNS + ("page",)
+FACT_COLUMNS = ("subject", "relation", "object", "status", "supersededBy", "reason", "contested",
+                "validFrom", "validTo", "recordedAt", "retiredAt", "actor", "reassertions", "history",
+                "contradictions")
+# the facts' text, in a block of its own: 40% of the facts' bytes, and no part of the first draw
+TEXT_COLUMNS = ("description", "evidence")
+HISTORY_COLUMNS = ("from", "to", "status", "supersededBy", "reason", "validFrom", "validTo")
+CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "recordedAt", "resolvedAt",
+                         "resolution", "resolutionReason")
+# actor, action and kind are indexes into the `actors`, `actions` and `kinds` lists: 40,000 ledger
+# rows repeat a handful of each, and spelling them out every time was a fifth of the page
+LEDGER_COLUMNS = ("seqStep", "at", "actor", "action", "kind", "refs", "refsCount", "payload")
+DISMISSAL_COLUMNS = ("key", "kind", "content", "reason", "actor", "at")
+WORKLIST_COLUMNS = ("key", "kind", "summary", "refs", "refsCount", "content")
+# the worklist and the dismissals, grouped by kind as the maintenance panel shows them (see
+# maintenance_rows); a row's refs are ledger-style references (entity index, -(fact index + 1), id)
+WORKLIST_ROW_COLUMNS = ("key", "summary", "refs")
+DISMISSAL_ROW_COLUMNS = ("key", "reason", "actor", "at")
+
+# the snapshot's records, field by field, as docs/snapshot-format.md lists them
+ENTITY_FIELDS = ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")
+VERSION_FIELDS = ("from", "to", "status", "superseded_by", "reason", "valid_from", "valid_to")
+CONTRADICTION_FIELDS = ("id", "facts", "reason", "confidence", "actor", "recorded_at", "resolved_at",
+                        "resolution", "resolution_reason")
+LEDGER_FIELDS = ("seq", "at", "actor", "action", "kind", "refs", "payload")
+DISMISSAL_FIELDS = DISMISSAL_COLUMNS
+WORKLIST_FIELDS = ("key", "kind", "summary", "refs", "content")
+# the snapshot's lists that are encoded record by record; everything else at its top level is `meta`
+LISTS = ("entities", "facts", "contradictions", "dismissals", "maintenance", "ledger")
+
+
+class BundleUnreadable(BundleError):
+    """A report or site that memlens cannot read back: missing, damaged, or not made by this memlens."""
+
+
+# -- encoding: snapshot -> the blocks' JSON model -----------------------------------------------------
+
+class _SnapshotColumns:
+    """The snapshot's entities, facts and ledger read as columns, once."""
+
+    def __init__(self, snapshot: dict[str, Any], facts: Columns | None) -> None:
+        self.entities = Columns(snapshot["entities"], ENTITY_FIELDS)
+        self.facts = facts or Columns(snapshot["facts"], FACT_FIELDS)
+        self.ledger = Columns(snapshot.get("ledger", []), LEDGER_FIELDS)
+
+
+class _Indexes:
+    """Position lookups for everything a row can point at.
+
+    Record times come from the ledger first (in a memlens store every write is one ledger row); a
+    time it lacks raises KeyError, and the caller starts again with `complete` indexes, which
+    hold every record time there is and read any other value (an empty string) as -1.
+    """
+
+    def __init__(self, snapshot: dict[str, Any], read: _SnapshotColumns, *, complete: bool) -> None:
+        entities, facts, ledger = read.entities, read.facts, read.ledger
+        self.complete = complete
+        self.entity = {entity_id: i for i, entity_id in enumerate(entities["id"])}
+        self.fact = {fact_id: i for i, fact_id in enumerate(facts["id"])}
+        self.contradiction = {c["id"]: i for i, c in enumerate(snapshot.get("contradictions", []))}
+        self.types = sorted(set(snapshot.get("ontology", {}).get("types", [])) | set(entities["type"]))
+        self.type = {name: i for i, name in enumerate(self.types)}
+        declared = {r["name"]: bool(r.get("functional")) for r in snapshot.get("ontology", {}).get("relations", [])}
+        functional = dict(declared)
+        # a relation the ontology lacks is functional if any of its facts says so (whatever their order)
+        for relation, is_functional in set(zip(facts["relation"], facts["functional"])):
+            if relation is not None and relation not in declared:
+                functional[relation] = functional.get(relation, False) or bool(is_functional)
+        self.relations = sorted(functional.items())
+        self.relation = {name: i for i, (name, _) in enumerate(self.relations)}
+        self.functional_of = {name: is_functional for name, is_functional in self.relations}
+        self.functional_of[None] = False
+        self.times = sorted(_record_times(snapshot) if complete else _ledger_times(ledger))
+        self.time: dict[Any, int] = {t: i for i, t in enumerate(self.times)}
+        self.time[None] = -1
+        # actors, actions and kinds are listed as text; `*_of` map each value as the snapshot has it
+        self.actors, self.actor_of = _named(set(facts["actor"]) | set(ledger["actor"]))
+        self.actions, self.action_of = _named(set(ledger["action"]))
+        self.kinds, self.kind_of = _named(set(ledger["kind"]))
+        # a ledger or maintenance reference: entity index, -(fact index + 1), or the id as given
+        self.refs: dict[str, int] = {fid: -(i + 1) for fid, i in self.fact.items()}
+        self.refs.update(self.entity)
+
+    def at(self, value: Any) -> int:
+        """A record time's index; -1 for None (and, once complete, for anything that is no record time)."""
+        return self.time.get(value, -1) if self.complete else self.time[value]
+
+    def times_of(self, values: Iterable[Any]) -> list[int]:
+        return list(map(self.time.get, values, repeat(-1))) if self.complete else list(map(self.time.__getitem__, values))
+
+
+def _named(values: set[Any]) -> tuple[list[str], dict[Any, int]]:
+    """The values as sorted text, and each value's index in it (None: -1)."""
+    values.discard(None)
+    names = sorted({str(v) for v in values})
+    index = {name: i for i, name in enumerate(names)}
+    return names, {**{v: index[str(v)] for v in values}, None: -1}
+
+
+def _ledger_times(ledger: Columns) -> list[str]:
+    """In a memlens store every write is one ledger row, so the ledger's times are all the record
+    times there are; a snapshot for which that does not hold (an importer's) fails a lookup.
+    Kept in ledger order (near sorted already, which the sort then costs little), without repeats."""
+    times = dict.fromkeys(ledger["at"])
+    times.pop(None, None)
+    times.pop("", None)
+    return list(times)
+
+
+def _record_times(snapshot: dict[str, Any]) -> set[str]:
+    entities, facts = snapshot["entities"], snapshot["facts"]
+    contradictions = snapshot.get("contradictions", [])
+    times: set[Any] = set()
+    for key in ("created_at", "updated_at", "merged_at"):
+        times.update([e.get(key) for e in entities])
+    for key in ("recorded_at", "retired_at"):
+        times.update([f.get(key) for f in facts])
+    versions = [v for f in facts for v in f.get("history") or () if isinstance(v, dict)]
+    times.update([v.get("from") for v in versions])
+    times.update([v.get("to") for v in versions])
+    for key in ("recorded_at", "resolved_at"):
+        times.update([c.get(key) for c in contradictions])
+    times.update([row.get("at") for row in snapshot.get("ledger", [])])
+    # only text sorts with text; an empty string is no time the page could show
+    return {t for t in times if isinstance(t, str) and t}
+
+
+class _Inexact:
+    """The indexes of the records (of one list) that their columns do not say exactly."""
+
+    def __init__(self) -> None:
+        self.rows: set[int] = set()
+
+    def shape(self, records: list[dict[str, Any]], fields: tuple[str, ...], read: Columns | None = None) -> None:
+        """Records with other fields than `fields` (checked by count in C; by name only when needed)."""
+        if read is not None and read.complete and all(map(len(fields).__eq__, map(len, records))):
+            return
+        wanted = set(fields)
+        self.rows.update(i for i, record in enumerate(records) if record.keys() != wanted)
+
+    def references(self, values: tuple[Any, ...], indexes: list[int]) -> None:
+        """A reference that is not None but points nowhere (-1): the id itself would be lost."""
+        if indexes.count(-1) != values.count(None):
+            self.rows.update(i for i, (value, index) in enumerate(zip(values, indexes)) if index == -1 and value is not None)
+
+    def where(self, flags: Iterable[bool]) -> None:
+        self.rows.update(i for i, flag in enumerate(flags) if flag)
+
+    def unless_type(self, values: tuple[Any, ...], kind: type) -> None:
+        if set(map(type, values)) - {kind}:
+            self.where(type(value) is not kind for value in values)
+
+    def raw(self, records: list[dict[str, Any]]) -> list[list[Any]]:
+        return [[i, records[i]] for i in sorted(self.rows)]
+
+
+def _entity_rows(records: list[dict[str, Any]], read: Columns, ix: _Indexes, layout: Layout,
+                 pages: dict[str, str] | None, inexact: _Inexact) -> list[list[Any]]:
+    """The entities as rows (ENTITY_COLUMNS), each field mapped over a column in C (a loop per entity
+    took 1.5 s at 100,000 entities)."""
+    inexact.shape(records, ENTITY_FIELDS, read)
+    ids, targets = read["id"], read["merged_into"]
+    times = {key: ix.times_of(read[key]) for key in ("created_at", "updated_at", "merged_at")}
+    for key, indexes in times.items():
+        inexact.references(read[key], indexes)
+    merged_into = list(map(ix.entity.get, targets, repeat(-1)))
+    inexact.references(targets, merged_into)
+    positions = layout.positions
+    # merged entities are only drawn in the past; put them beside what absorbed them
+    xy = [positions.get(entity_id) or _beside(positions.get(target)) for entity_id, target in zip(ids, targets)]
+    columns = [read["name"], list(map(ix.type.__getitem__, read["type"])), read["description"], times["created_at"],
+               times["updated_at"], merged_into, times["merged_at"], [x for x, _ in xy], [y for _, y in xy],
+               list(map(layout.degree.get, ids, repeat(0)))]
+    if pages is not None:
+        columns.append(list(map(pages.get, ids)))
+    return list(map(list, zip(*columns))) if records else []
+
+
+def _beside(target: tuple[float, float] | None) -> tuple[float, float]:
+    tx, ty = target or (0.0, 0.0)
+    return round(tx + MERGED_OFFSET, 1), round(ty + MERGED_OFFSET, 1)
+
+
+_is_str = str.__instancecheck__
+_version_fields = itemgetter(*VERSION_FIELDS)
+_NONE: list[Any] = []   # shared by the many facts with no contradictions; nothing mutates it
+
+
+def _fact_columns(facts: Columns, ix: _Indexes, inexact: _Inexact) -> dict[str, list[Any]]:
+    """The facts as one list per field (see FACT_COLUMNS): most are a lookup mapped over a column
+    in C instead of a Python loop building a row per fact."""
+    entity, fact, default = ix.entity.get, ix.fact.get, repeat(-1)
+    evidence = [e if e.__class__ is list and all(map(_is_str, e)) else [str(i) for i in e or ()]
+                for e in facts["evidence"]]
+    if not all(map(is_, evidence, facts["evidence"])):  # some were not lists of text
+        inexact.where(mine is not theirs for mine, theirs in zip(evidence, facts["evidence"]))
+    references = {}
+    for name, field, index in (("subject", "subject", entity), ("object", "object", entity),
+                               ("supersededBy", "superseded_by", fact)):
+        references[name] = list(map(index, facts[field], default))
+        inexact.references(facts[field], references[name])
+    recorded, retired = ix.times_of(facts["recorded_at"]), ix.times_of(facts["retired_at"])
+    inexact.references(facts["recorded_at"], recorded)
+    inexact.references(facts["retired_at"], retired)
+    inexact.unless_type(facts["contested"], bool)
+    if any(not isinstance(actor, str) for actor in set(facts["actor"]) - {None}):
+        inexact.where(actor is not None and not isinstance(actor, str) for actor in facts["actor"])
+    # a fact's `functional` is read back from its relation (False without one)
+    expected = list(map(ix.functional_of.get, facts["relation"]))
+    if not all(map(is_, expected, facts["functional"])):
+        inexact.where(e is not f for e, f in zip(expected, facts["functional"]))
+    return {
+        "ids": _packed_ids(facts["id"]),
+        "subject": references["subject"],
+        "relation": list(map(ix.relation.get, facts["relation"], default)),
+        "object": references["object"],
+        "status": facts["status"],
+        "supersededBy": references["supersededBy"],
+        "reason": facts["reason"],
+        "contested": list(map(bool, facts["contested"])),
+        "validFrom": facts["valid_from"],
+        "validTo": facts["valid_to"],
+        "recordedAt": recorded,
+        "retiredAt": retired,
+        "actor": list(map(ix.actor_of.__getitem__, facts["actor"])),
+        "description": facts["description"],
+        "evidence": evidence,
+        "reassertions": facts["reassertions"],
+        "history": _histories(facts, ix, inexact),
+        "contradictions": _fact_contradictions(facts, ix, inexact),
+    }
+
+
+def _histories(facts: Columns, ix: _Indexes, inexact: _Inexact) -> list[list[list[Any]] | None]:
+    """Each fact's versions as rows (HISTORY_COLUMNS); None for a fact whose history is one open
+    version equal to the fact itself (most facts), which the page rebuilds."""
+    at, fact = ix.at, ix.fact.get
+    histories: list[list[list[Any]] | None] = []
+    states = zip(facts["recorded_at"], repeat(None), facts["status"], facts["superseded_by"], facts["reason"],
+                 facts["valid_from"], facts["valid_to"])
+    for i, (versions, state) in enumerate(zip(facts["history"], states)):
+        if versions.__class__ is list and len(versions) == 1 and _version_of(versions[0]) == state:
+            histories.append(None)
+            continue
+        if versions.__class__ is not list or not versions:
+            inexact.rows.add(i)  # no versions at all: the page rebuilds one, the record keeps none
+            histories.append(None)
+            continue
+        rows = []
+        for version in versions:
+            fields = _version_of(version)
+            if fields is None:
+                inexact.rows.add(i)
+                fields = tuple(version.get(name) for name in VERSION_FIELDS) if isinstance(version, dict) else (None,) * 7
+            since, until, status, superseded_by, reason, valid_from, valid_to = fields
+            row = [at(since), at(until), status, fact(superseded_by, -1) if superseded_by is not None else -1,
+                   reason, valid_from, valid_to]
+            if (row[0] == -1 and since is not None) or (row[1] == -1 and until is not None) or (
+                    row[3] == -1 and superseded_by is not None):
+                inexact.rows.add(i)
+            rows.append(row)
+        histories.append(rows)
+    return histories
+
+
+def _version_of(version: Any) -> tuple[Any, ...] | None:
+    """A version's fields in one C call; None for a version with other fields than VERSION_FIELDS."""
+    try:
+        fields = _version_fields(version)
+    except (KeyError, TypeError):
+        return None
+    return fields if len(version) == len(VERSION_FIELDS) else None
+
+
+def _fact_contradictions(facts: Columns, ix: _Indexes, inexact: _Inexact) -> list[list[int]]:
+    known, lists = ix.contradiction, []
+    for i, named in enumerate(facts["contradictions"]):
+        if named.__class__ is list and not named:
+            lists.append(_NONE)
+            continue
+        indexes = [known[c] for c in named if c in known] if named.__class__ is list else []
+        if named.__class__ is not list or len(indexes) != len(named):
+            inexact.rows.add(i)
+        lists.append(indexes or _NONE)
+    return lists
+
+
+def _contradiction_rows(snapshot: dict[str, Any], ix: _Indexes, inexact: _Inexact) -> list[list[Any]]:
+    rows, at = [], ix.at
+    for i, c in enumerate(snapshot.get("contradictions", [])):
+        named = c.get("facts")
+        facts = [ix.fact.get(f, -1) for f in named] if named.__class__ is list else []
+        recorded, resolved = at(c.get("recorded_at")), at(c.get("resolved_at"))
+        rows.append([c["id"], facts, c.get("reason"), c.get("confidence"), c.get("actor"), recorded, resolved,
+                     c.get("resolution"), c.get("resolution_reason")])
+        if (named.__class__ is not list or -1 in facts or (recorded == -1 and c.get("recorded_at") is not None)
+                or (resolved == -1 and c.get("resolved_at") is not None)):
+            inexact.rows.add(i)
+    inexact.shape(snapshot.get("contradictions", []), CONTRADICTION_FIELDS)
+    return rows
+
+
+def _reference_columns(lists: tuple[Any, ...], ix: _Indexes, inexact: _Inexact) -> tuple[list[Any], list[int]]:
+    """Each record's references (ledger or worklist) as one flat list (see `_Indexes.refs`) and
+    each record's count of them."""
+    if all(map(list.__instancecheck__, lists)):
+        flat = list(chain.from_iterable(lists))
+        if all(map(_is_str, flat)):  # every record's references a list of ids: all checked in two C passes
+            return list(map(ix.refs.get, flat, flat)), list(map(len, lists))
+    exact = [refs.__class__ is list and all(map(_is_str, refs)) for refs in lists]
+    inexact.where(not ok for ok in exact)
+    flat = list(chain.from_iterable(refs for refs, ok in zip(lists, exact) if ok))
+    counts = [len(refs) if ok else 0 for refs, ok in zip(lists, exact)]
+    return list(map(ix.refs.get, flat, flat)), counts
+
+
+def _ledger_columns(ledger: Columns, records: list[dict[str, Any]], ix: _Indexes,
+                    inexact: _Inexact) -> dict[str, list[Any]]:
+    """The ledger as one list per field (see LEDGER_COLUMNS). Row i's references are the
+    refsCount[i] entries of `refs` after those of the rows before it."""
+    inexact.shape(records, LEDGER_FIELDS, ledger)
+    seq = ledger["seq"]
+    if set(map(type, seq)) - {int}:
+        inexact.unless_type(seq, int)
+        seq = tuple(value if type(value) is int else 0 for value in seq)
+    at = list(map(ix.time.get, ledger["at"], repeat(-1)))  # the ledger's times are always indexed
+    inexact.references(ledger["at"], at)
+    for values in (ledger["actor"], ledger["action"], ledger["kind"]):
+        if any(not isinstance(value, str) for value in set(values) - {None}):
+            inexact.where(value is not None and not isinstance(value, str) for value in values)
+    refs, counts = _reference_columns(ledger["refs"], ix, inexact)
+    return {
+        "seqStep": list(map(sub, seq, (0,) + seq[:-1])),
+        "at": at,
+        "actor": list(map(ix.actor_of.__getitem__, ledger["actor"])),
+        "action": list(map(ix.action_of.__getitem__, ledger["action"])),
+        "kind": list(map(ix.kind_of.__getitem__, ledger["kind"])),
+        "refs": refs,
+        "refsCount": counts,
+        "payload": ledger["payload"],  # as they are: their distinct ones listed once saved gzip 2%, and cost 50 ms
+    }
+
+
+def _dismissal_columns(records: list[dict[str, Any]], inexact: _Inexact) -> dict[str, list[Any]]:
+    read = Columns(records, DISMISSAL_FIELDS)
+    inexact.shape(records, DISMISSAL_FIELDS, read)
+    return {name: list(read[name]) for name in DISMISSAL_FIELDS}
+
+
+def _worklist_columns(records: list[dict[str, Any]], ix: _Indexes, inexact: _Inexact) -> dict[str, list[Any]]:
+    read = Columns(records, WORKLIST_FIELDS)
+    inexact.shape(records, WORKLIST_FIELDS, read)
+    refs, counts = _reference_columns(read["refs"], ix, inexact)
+    return {"key": list(read["key"]), "kind": list(read["kind"]), "summary": list(read["summary"]),
+            "refs": refs, "refsCount": counts, "content": list(read["content"])}
+
+
+def maintenance_rows(snapshot: dict[str, Any], refs: dict[str, int]) -> dict[str, list[list[Any]]]:
+    """The worklist and the dismissals as [kind, rows] pairs in the panel's group order: the page
+    renders a group's first rows in HTML and pages in the rest from these."""
+    def reference(ref: Any) -> Any:
+        return refs.get(ref, ref)
+
+    return {
+        "worklist": [[g.kind, [[str(i.get("key")), str(i.get("summary") or ""), [reference(r) for r in i.get("refs") or ()]]
+                               for i in g.rows]] for g in worklist_groups(snapshot)],
+        "dismissals": [[g.kind, [[str(d.get("key")), str(d.get("reason") or ""), str(d.get("actor") or ""),
+                                  str(d.get("at") or "")] for d in g.rows]] for g in dismissal_groups(snapshot)],
+    }
+
+
+# a uuid as memlens writes one; its 16 bytes say it in 22 base64 characters instead of 36 of hex
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _packed_ids(ids: tuple[Any, ...]) -> dict[str, Any]:
+    """Ids as `uuids`, the base64 of each one's 16 bytes, and `other`, [index, id] for each id that is
+    no uuid as memlens writes one (an importer's may not be), whose 16 bytes there are zero. Uuids
+    are half of what the blocks hold and random: gzip makes 21.7 bytes of one as JSON text, 16.2 of
+    its bytes (a 10,000-entity page 12% smaller)."""
+    packed = _all_uuids(ids)
+    if packed is not None:
+        return {"uuids": base64.b64encode(packed).decode("ascii"), "other": []}
+    buffer, other = bytearray(), []
+    for index, value in enumerate(ids):
+        if isinstance(value, str) and _UUID.fullmatch(value):
+            buffer += bytes.fromhex(value.replace("-", ""))
+        else:
+            buffer += bytes(16)
+            other.append([index, value])
+    return {"uuids": base64.b64encode(buffer).decode("ascii"), "other": other}
+
+
+def _all_uuids(ids: tuple[Any, ...]) -> bytes | None:
+    """The bytes of every id if every one is a uuid as memlens writes it, else None: checked over all
+    of them at once in C (a regular expression over 400,000 ids took 0.4 s; this, 0.05)."""
+    total = len(ids)
+    if not all(map(_is_str, ids)) or set(map(len, ids)) - {36}:
+        return None
+    joined = "".join(ids)
+    if joined.count("-") != 4 * total or any(joined[at::36] != "-" * total for at in (8, 13, 18, 23)):
+        return None
+    digits = joined.replace("-", "")
+    try:
+        packed = bytes.fromhex(digits)
+    except ValueError:
+        return None
+    # fromhex also reads upper-case digits (another spelling of the same uuid) and skips whitespace
+    return packed if packed.hex() == digits else None
+
+
+def _unpacked_ids(packed: dict[str, Any]) -> list[Any]:
+    text = base64.b64decode(packed["uuids"], validate=True).hex()
+    ids: list[Any] = [f"{text[i:i + 8]}-{text[i + 8:i + 12]}-{text[i + 12:i + 16]}-{text[i + 16:i + 20]}-{text[i + 20:i + 32]}"
+                      for i in range(0, len(text), 32)]
+    for index, value in packed["other"]:
+        ids[index] = value
+    return ids
+
+
+def _overview(snapshot: dict[str, Any], ix: _Indexes, layout: Layout) -> list[int]:
+    drawn = [ix.entity[eid] for eid in layout.ranking[:DRAW_LIMIT]]
+    if len(snapshot["entities"]) <= DRAW_LIMIT:  # small stores: merged ones too, for past views
+        drawn += [ix.entity[e["id"]] for e in snapshot["entities"] if e.get("merged_into")]
+    return drawn
+
+
+def _valid_times(facts: Columns) -> list[str]:
+    values = set(facts["valid_from"]) | set(facts["valid_to"])
+    return sorted(v for v in values if v)
+
+
+def _models(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, entity_pages: dict[str, str] | None,
+            fact_columns: Columns | None, type_looks: dict[str, TypeLook] | None,
+            encode: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    """The blocks, each passed through `encode` as soon as it is built (so one block's rows are
+    alive at a time)."""
+    read = _SnapshotColumns(snapshot, fact_columns)
+    try:
+        ix = _Indexes(snapshot, read, complete=False)
+        return _encoded(snapshot, layout, show_superseded, entity_pages, type_looks, read, ix, encode)
+    except KeyError:  # a record time the ledger does not have: index every time there is
+        ix = _Indexes(snapshot, read, complete=True)
+        return _encoded(snapshot, layout, show_superseded, entity_pages, type_looks, read, ix, encode)
+
+
+def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, entity_pages: dict[str, str] | None,
+             type_looks: dict[str, TypeLook] | None, read: _SnapshotColumns, ix: _Indexes,
+             encode: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    inexact = {part: _Inexact() for part in LISTS}
+    facts = read.facts
+    entities = _entity_rows(snapshot["entities"], read.entities, ix, layout, entity_pages, inexact["entities"])
+    contradictions = _contradiction_rows(snapshot, ix, inexact["contradictions"])
+    inexact["facts"].shape(snapshot["facts"], FACT_FIELDS, facts)
+    fact_block = _fact_columns(facts, ix, inexact["facts"])
+    texts_block = encode({"version": PAGE_DATA_VERSION, **{name: fact_block.pop(name) for name in TEXT_COLUMNS}})
+    fact_block.update(version=PAGE_DATA_VERSION, raw=inexact["facts"].raw(snapshot["facts"]))
+    fact_block = encode(fact_block)
+    records = snapshot.get("ledger", [])
+    ledger_block = _ledger_columns(read.ledger, records, ix, inexact["ledger"])
+    ledger_block.update(version=PAGE_DATA_VERSION, raw=inexact["ledger"].raw(records))
+    ledger_block = encode(ledger_block)
+    dismissals = _dismissal_columns(snapshot.get("dismissals", []), inexact["dismissals"])
+    worklist = _worklist_columns(snapshot.get("maintenance", []), ix, inexact["maintenance"])
+    main = {
+        "version": PAGE_DATA_VERSION,
+        "meta": {key: value for key, value in snapshot.items() if key not in LISTS},
+        "keys": list(snapshot),
+        "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
+                    "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS,
+                    "worklist": WORKLIST_ROW_COLUMNS, "dismissals": DISMISSAL_ROW_COLUMNS},
+        # each type's look, as viewer/model/palette.py assigned it (SnapshotIndex.type_looks)
+        "types": [{"name": name, "color": look.color, "shape": look.shape}
+                  for name, look in ((name, (type_looks or {}).get(name) or UNKNOWN_LOOK) for name in ix.types)],
+        "relations": [{"name": name, "functional": functional} for name, functional in ix.relations],
+        "actors": ix.actors,
+        "actions": ix.actions,
+        "kinds": ix.kinds,
+        "times": ix.times,
+        "validTimes": _valid_times(facts),
+        "entityIds": _packed_ids(read.entities["id"]),
+        "entities": entities,
+        "contradictions": contradictions,
+        "dismissals": dismissals,
+        "worklist": worklist,
+        "maintenance": maintenance_rows(snapshot, ix.refs),
+        "raw": {part: inexact[part].raw(snapshot.get(part, []))
+                for part in ("entities", "contradictions", "dismissals", "maintenance")},
+        "overview": _overview(snapshot, ix, layout),
+        "drawLimit": DRAW_LIMIT,
+        "showSuperseded": show_superseded,
+    }
+    return {MAIN_BLOCK: encode(main), FACTS_BLOCK: fact_block, TEXTS_BLOCK: texts_block, LEDGER_BLOCK: ledger_block}
+
+
+def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
+              entity_pages: dict[str, str] | None = None,
+              type_looks: dict[str, TypeLook] | None = None) -> dict[str, dict[str, Any]]:
+    """The blocks as plain JSON-able dicts, keyed by the id of the page element holding each.
+
+    `entity_pages` (entity id -> page path relative to the page) adds a `page` column, so a
+    site's graph can link each entity to its own page.
+    """
+    return _models(snapshot, layout, show_superseded, entity_pages, None, type_looks, lambda model: model)
+
+
+# -- framing: a block's JSON, gzipped, as base64 text in a non-executable script element ---------------
+
+# gzip's header with no file name, no modification time (0) and no operating system (255), so the
+# same data gives the same bytes everywhere; the browser's DecompressionStream("gzip") reads it.
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+_ELEMENT = re.compile(rb'<script type="' + BLOCK_TYPE.encode() + rb'" id="([\w-]+)" data-encoding="base64">'
+                      rb'([A-Za-z0-9+/=]*)</script>')
+
+
+class Block:
+    """One data element of the page; its text may still be compressing in a worker thread."""
+
+    def __init__(self, name: str, text: Future[str] | str) -> None:
+        self.name = name
+        self._text = text
+
+    def text(self) -> str:
+        return self._text.result() if isinstance(self._text, Future) else self._text
+
+    def __html__(self) -> str:
+        # base64 holds no character that could end the element or mean anything to the HTML parser
+        return f'<script type="{BLOCK_TYPE}" id="{self.name}" data-encoding="base64">{self.text()}</script>'
+
+
+def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
+                entity_pages: dict[str, str] | None = None, fact_columns: Columns | None = None,
+                type_looks: dict[str, TypeLook] | None = None) -> list[Block]:
+    """The blocks as page elements. Each block's JSON is written as soon as its rows exist and
+    compressed in a worker thread (zlib lets go of the interpreter while it works), so a block is
+    compressed while the next one is built and while the rest of the page is rendered."""
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-gzip")
+    try:
+        texts = _models(snapshot, layout, show_superseded, entity_pages, fact_columns, type_looks,
+                        lambda model: worker.submit(_compressed, _json(model)))
+    finally:
+        worker.shutdown(wait=False)
+    return [Block(name, text) for name, text in texts.items()]
+
+
+def _json(model: dict[str, Any]) -> bytes:
+    """Compact JSON, keys sorted. orjson writes what the standard encoder would, three times as
+    fast (most of a second at 100,000 entities); the standard one is kept for what orjson refuses,
+    integers beyond 64 bits (a hand-made snapshot's)."""
+    try:
+        return orjson.dumps(model, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                          allow_nan=False).encode()
+
+
+def _compressed(data: bytes) -> str:
+    deflate = zlib.compressobj(COMPRESSION_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(data) + deflate.flush()
+    trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    return base64.b64encode(_GZIP_HEADER + body + trailer).decode("ascii")
+
+
+def _decompressed(text: bytes) -> bytes:
+    """The data of one element's text; ValueError if it is not whole base64 of one whole gzip stream."""
+    try:
+        packed = base64.b64decode(text, validate=True)
+    except binascii.Error as exc:
+        raise ValueError(f"not base64 ({exc})") from None
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip stream: its CRC and length are checked
+    try:
+        data = inflate.decompress(packed)
+    except zlib.error as exc:
+        raise ValueError(f"not gzip, or damaged ({exc})") from None
+    if not inflate.eof or inflate.unused_data:
+        raise ValueError("its gzip stream is cut short or followed by other bytes")
+    return data
+
+
+# -- decoding: the blocks -> the snapshot ----------------------------------------------------------------
+
+class _Reader:
+    """Reads records back out of the blocks; an index of -1 reads None (the lists end with None)."""
+
+    def __init__(self, main: dict[str, Any]) -> None:
+        self.main = main
+        self.times = [*main["times"], None]
+        self.entity_ids = [*_unpacked_ids(main["entityIds"]), None]
+
+    def entities(self) -> list[dict[str, Any]]:
+        types, times, ids = [t["name"] for t in self.main["types"]], self.times, self.entity_ids
+        entities = [{"id": entity_id, "name": row[0], "type": types[row[1]], "description": row[2],
+                     "created_at": times[row[3]], "updated_at": times[row[4]], "merged_into": ids[row[5]],
+                     "merged_at": times[row[6]]} for entity_id, row in zip(ids, self.main["entities"])]
+        return _with_raw(entities, self.main["raw"]["entities"])
+
+    def facts(self, block: dict[str, Any], texts: dict[str, Any], ids: list[Any]) -> list[dict[str, Any]]:
+        times, entities = self.times, self.entity_ids
+        fact_ids = [*ids, None]
+        names = [r["name"] for r in self.main["relations"]] + [None]
+        functional = [r["functional"] for r in self.main["relations"]] + [False]
+        actors = [*self.main["actors"], None]
+        contradiction_ids = [row[0] for row in self.main["contradictions"]]
+        facts = []
+        for (fact_id, subject, relation, obj, status, superseded_by, reason, contested, valid_from, valid_to,
+             recorded_at, retired_at, actor, reassertions, history, contradictions, description, evidence) in zip(
+                ids, *(block[name] for name in FACT_COLUMNS), *(texts[name] for name in TEXT_COLUMNS), strict=True):
+            fact = {"id": fact_id, "subject": entities[subject], "relation": names[relation],
+                    "object": entities[obj], "description": description, "evidence": evidence,
+                    "actor": actors[actor], "functional": functional[relation], "status": status,
+                    "superseded_by": fact_ids[superseded_by], "reason": reason, "contested": contested,
+                    "contradictions": [contradiction_ids[c] for c in contradictions],
+                    "valid_from": valid_from, "valid_to": valid_to, "recorded_at": times[recorded_at],
+                    "retired_at": times[retired_at], "reassertions": reassertions}
+            if history is None:  # one open version equal to the fact itself
+                fact["history"] = [{"from": fact["recorded_at"], "to": None, "status": status,
+                                    "superseded_by": fact["superseded_by"], "reason": reason,
+                                    "valid_from": valid_from, "valid_to": valid_to}]
+            else:
+                fact["history"] = [{"from": times[v[0]], "to": times[v[1]], "status": v[2],
+                                    "superseded_by": fact_ids[v[3]], "reason": v[4], "valid_from": v[5],
+                                    "valid_to": v[6]} for v in history]
+            facts.append(fact)
+        return _with_raw(facts, block["raw"])
+
+    def contradictions(self, fact_ids: list[Any]) -> list[dict[str, Any]]:
+        times, ids = self.times, [*fact_ids, None]
+        rows = [{"id": r[0], "facts": [ids[f] for f in r[1]], "reason": r[2], "confidence": r[3], "actor": r[4],
+                 "recorded_at": times[r[5]], "resolved_at": times[r[6]], "resolution": r[7],
+                 "resolution_reason": r[8]} for r in self.main["contradictions"]]
+        return _with_raw(rows, self.main["raw"]["contradictions"])
+
+    def dismissals(self) -> list[dict[str, Any]]:
+        columns = self.main["dismissals"]
+        rows = [dict(zip(DISMISSAL_FIELDS, values)) for values in zip(*(columns[n] for n in DISMISSAL_FIELDS), strict=True)]
+        return _with_raw(rows, self.main["raw"]["dismissals"])
+
+    def worklist(self, fact_ids: list[Any]) -> list[dict[str, Any]]:
+        columns = self.main["worklist"]
+        refs = self._references(columns["refs"], columns["refsCount"], fact_ids)
+        rows = [{"key": key, "kind": kind, "summary": summary, "refs": named, "content": content}
+                for key, kind, summary, named, content in zip(columns["key"], columns["kind"], columns["summary"],
+                                                              refs, columns["content"], strict=True)]
+        return _with_raw(rows, self.main["raw"]["maintenance"])
+
+    def ledger(self, block: dict[str, Any], fact_ids: list[Any]) -> list[dict[str, Any]]:
+        actors, actions, kinds = ([*self.main[name], None] for name in ("actors", "actions", "kinds"))
+        times = self.times
+        refs = self._references(block["refs"], block["refsCount"], fact_ids)
+        rows = [{"seq": seq, "at": times[at], "actor": actors[actor], "action": actions[action], "kind": kinds[kind],
+                 "refs": named, "payload": payload}
+                for seq, at, actor, action, kind, named, payload in zip(
+                    accumulate(block["seqStep"]), block["at"], block["actor"], block["action"], block["kind"], refs,
+                    block["payload"], strict=True)]
+        return _with_raw(rows, block["raw"])
+
+    def _references(self, flat: list[Any], counts: list[int], fact_ids: list[Any]) -> list[list[Any]]:
+        """Each record's references (see `_Indexes.refs`), from the flat list and the counts."""
+        entities = self.entity_ids
+        named = [ref if ref.__class__ is str else entities[ref] if ref >= 0 else fact_ids[-ref - 1] for ref in flat]
+        ends = list(accumulate(counts))
+        return [named[end - count:end] for end, count in zip(ends, counts)]
+
+
+def _with_raw(records: list[Any], raw: list[list[Any]]) -> list[Any]:
+    for index, record in raw:
+        records[index] = record
+    return records
+
+
+def decode(blocks: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The snapshot the blocks (as `page_data` makes them, or as read back) were made from, exactly."""
+    main = blocks[MAIN_BLOCK]
+    reader = _Reader(main)
+    fact_ids = _unpacked_ids(blocks[FACTS_BLOCK]["ids"])
+    lists = {"entities": reader.entities,
+             "facts": lambda: reader.facts(blocks[FACTS_BLOCK], blocks[TEXTS_BLOCK], fact_ids),
+             "contradictions": lambda: reader.contradictions(fact_ids), "dismissals": reader.dismissals,
+             "maintenance": lambda: reader.worklist(fact_ids),
+             "ledger": lambda: reader.ledger(blocks[LEDGER_BLOCK], fact_ids)}
+    return {key: lists[key]() if key in lists else main["meta"][key] for key in main["keys"]}
+
+
+def decode_digest(main: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+    """What `memlens.store.snapshot_diff.digest` makes of the snapshot, from the main and facts blocks."""
+    from memlens.store.snapshot_diff import digest
+
+    states = [{"id": fact_id, "status": status, "contested": contested} for fact_id, status, contested
+              in zip(_unpacked_ids(facts["ids"]), facts["status"], facts["contested"], strict=True)]
+    meta = main["meta"]
+    return digest({"hash": meta["hash"], "generated_at": meta["generated_at"],
+                   "facts": _with_raw(states, facts["raw"]), "entities": _Reader(main).entities()})
+
+
+def decode_layout(main: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """The position the page drew each entity at (merged ones, drawn beside what absorbed them, left out)."""
+    columns = main["columns"]["entities"]
+    x, y, merged = (columns.index(name) for name in ("x", "y", "mergedInto"))
+    positions = {}
+    for entity_id, row in zip(_unpacked_ids(main["entityIds"]), main["entities"], strict=True):
+        if row[merged] != -1:
+            continue
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (row[x], row[y])):
+            raise ValueError(f"entity {str(entity_id)[:40]!r} has no position")
+        positions[entity_id] = (float(row[x]), float(row[y]))
+    return positions
+
+
+def decode_looks(main: dict[str, Any]) -> dict[str, TypeLook]:
+    """Type -> the look (colour and shape) the page drew it with, for each type its live entities
+    have: what the page's legend showed."""
+    columns = main["columns"]["entities"]
+    kind, merged = columns.index("type"), columns.index("mergedInto")
+    looks = {}
+    for index in sorted({row[kind] for row in main["entities"] if row[merged] == -1}):
+        entry = main["types"][index]
+        color, shape = entry["color"], entry["shape"]
+        if not (isinstance(color, str) and _COLOR.fullmatch(color) and isinstance(shape, str)):
+            raise ValueError(f"type {str(entry['name'])[:40]!r} has no colour and shape")
+        looks[entry["name"]] = TypeLook(color.lower(), shape)
+    return looks
+
+
+_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+# -- reading a report file back ---------------------------------------------------------------------------
+
+def read_blocks(path: str | PathLike[str], names: tuple[str, ...] = BLOCKS) -> dict[str, dict[str, Any]]:
+    """The named data blocks of the report at `path`, decompressed, parsed and version-checked.
+    Raises BundleUnreadable, naming the file and what is wrong with it."""
+    return parse_blocks(read_page(path), str(path), names)
+
+
+def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = BLOCKS) -> dict[str, dict[str, Any]]:
+    """`read_blocks` of a page already read; `path` names it in errors."""
+    found: dict[str, bytes] = {}
+    for match in _ELEMENT.finditer(page):
+        name = match.group(1).decode()
+        if name in found:
+            raise BundleUnreadable(f"{path} has two {name} blocks; it is not a report memlens wrote")
+        found[name] = match.group(2)
+    blocks = {}
+    for name in names:
+        if name not in found:
+            older = b'<script type="application/json" id="memlens-data">' in page
+            raise BundleUnreadable(f"{path} was written by an older memlens; its data cannot be read back" if older
+                                   else f"{path} has no {name} block; it is not a memlens report")
+        try:
+            block = orjson.loads(_decompressed(found.pop(name)))
+        except ValueError as exc:  # orjson.JSONDecodeError is one
+            raise BundleUnreadable(f"{path}: its {name} block is damaged: {exc}") from None
+        version = block.get("version") if isinstance(block, dict) else None
+        if version != PAGE_DATA_VERSION:
+            raise BundleUnreadable(f"{path}: its {name} block is {str(version)[:40]!r}, but this memlens "
+                                   f"reads {PAGE_DATA_VERSION!r} (a report from another memlens version?)")
+        blocks[name] = block
+    return blocks
+
+
+def read_page(path: str | PathLike[str]) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def decoded(path: str | PathLike[str], what: str, decoder: Callable[[], Any]) -> Any:
+    """`decoder()`, with blocks that do not hold together reported as BundleUnreadable."""
+    try:
+        return decoder()
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise BundleUnreadable(f"{path}: its {what} does not hold together ({reason[:200]})") from None
+
+
+def read_report(path: str | PathLike[str]) -> dict[str, Any]:
+    """The snapshot the report at `path` was rendered from, exactly as it was handed to the writer."""
+    blocks = read_blocks(path)
+    return decoded(path, "data", lambda: decode(blocks))
