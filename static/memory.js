@@ -158,6 +158,25 @@ function namedTarget(action, payload) {
   return name ? [String(name)] : [];
 }
 
+// The maintenance panel's groups list their rows by index (codec.py maintenance_groups); a row is
+// built from the worklist or dismissal columns as the panel shows it: [key, summary, refs] and
+// [key, reason, actor, at].
+function decodeMaintenance(raw) {
+  const w = raw.worklist, d = raw.dismissals;
+  const text = (value) => (value === null || value === undefined ? "" : String(value));
+  const refStarts = [];
+  w.refsCount.reduce((at, count) => { refStarts.push(at); return at + count; }, 0);
+  const rowOf = {
+    worklist: (i) => [String(w.key[i]), text(w.summary[i]), w.refs.slice(refStarts[i], refStarts[i] + w.refsCount[i])],
+    dismissals: (i) => [String(d.key[i]), text(d.reason[i]), text(d.actor[i]), text(d.at[i])],
+  };
+  const groups = {};
+  for (const list of ["worklist", "dismissals"]) {
+    groups[list] = raw.maintenance[list].map(([kind, indexes]) => [kind, indexes.map(rowOf[list])]);
+  }
+  return groups;
+}
+
 async function loadMemory() {
   const [raw, factBlock] = await Promise.all([readBlock("memlens-data"), readBlock("memlens-facts")]);
   const columns = raw.columns;
@@ -181,6 +200,7 @@ async function loadMemory() {
   let ledger = null;
   let ledgerRead = null;
   let textsRead = null;
+  let maintenance = null;
   return {
     meta: raw.meta,
     types: raw.types,
@@ -189,7 +209,8 @@ async function loadMemory() {
     entities,
     facts,
     contradictions,
-    maintenance: raw.maintenance, // [kind, rows] pairs for the worklist and the dismissals, read when paged in
+    // [kind, rows] pairs for the worklist and the dismissals, built the first time a group pages in
+    get maintenance() { return maintenance || (maintenance = decodeMaintenance(raw)); },
     // the facts' descriptions and evidence (null until read), which only the detail panel shows
     loadTexts() {
       textsRead = textsRead || readBlock("memlens-texts").then((texts) => {

@@ -83,10 +83,6 @@ CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "record
 LEDGER_COLUMNS = ("seqStep", "at", "actor", "action", "kind", "refs", "refsCount", "payload")
 DISMISSAL_COLUMNS = ("key", "kind", "content", "reason", "actor", "at")
 WORKLIST_COLUMNS = ("key", "kind", "summary", "refs", "refsCount", "content")
-# the worklist and the dismissals, grouped by kind as the maintenance panel shows them (see
-# maintenance_rows); a row's refs are ledger-style references (entity index, -(fact index + 1), id)
-WORKLIST_ROW_COLUMNS = ("key", "summary", "refs")
-DISMISSAL_ROW_COLUMNS = ("key", "reason", "actor", "at")
 
 # the snapshot's records, field by field, as docs/snapshot-format.md lists them
 ENTITY_FIELDS = ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")
@@ -426,18 +422,16 @@ def _worklist_columns(records: list[dict[str, Any]], ix: _Indexes, inexact: _Ine
             "refs": refs, "refsCount": counts, "content": list(read["content"])}
 
 
-def maintenance_rows(snapshot: dict[str, Any], refs: dict[str, int]) -> dict[str, list[list[Any]]]:
-    """The worklist and the dismissals as [kind, rows] pairs in the panel's group order: the page
-    renders a group's first rows in HTML and pages in the rest from these."""
-    def reference(ref: Any) -> Any:
-        return refs.get(ref, ref)
+def maintenance_groups(snapshot: dict[str, Any]) -> dict[str, list[list[Any]]]:
+    """The worklist and the dismissals as [kind, record indexes] pairs in the panel's group order:
+    the page renders a group's first rows in HTML and pages in the rest from the `worklist` and
+    `dismissals` columns, so no row is in the blocks twice."""
+    def grouped(records: list[dict[str, Any]], groups: list[Any]) -> list[list[Any]]:
+        position = {id(record): i for i, record in enumerate(records)}
+        return [[group.kind, [position[id(row)] for row in group.rows]] for group in groups]
 
-    return {
-        "worklist": [[g.kind, [[str(i.get("key")), str(i.get("summary") or ""), [reference(r) for r in i.get("refs") or ()]]
-                               for i in g.rows]] for g in worklist_groups(snapshot)],
-        "dismissals": [[g.kind, [[str(d.get("key")), str(d.get("reason") or ""), str(d.get("actor") or ""),
-                                  str(d.get("at") or "")] for d in g.rows]] for g in dismissal_groups(snapshot)],
-    }
+    return {"worklist": grouped(snapshot.get("maintenance") or [], worklist_groups(snapshot)),
+            "dismissals": grouped(snapshot.get("dismissals") or [], dismissal_groups(snapshot))}
 
 
 # a uuid as memlens writes one; its 16 bytes say it in 22 base64 characters instead of 36 of hex
@@ -538,8 +532,7 @@ def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, en
         "meta": {key: value for key, value in snapshot.items() if key not in LISTS},
         "keys": list(snapshot),
         "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
-                    "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS,
-                    "worklist": WORKLIST_ROW_COLUMNS, "dismissals": DISMISSAL_ROW_COLUMNS},
+                    "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS},
         # each type's look, as viewer/model/palette.py assigned it (SnapshotIndex.type_looks)
         "types": [{"name": name, "color": look.color, "shape": look.shape}
                   for name, look in ((name, (type_looks or {}).get(name) or UNKNOWN_LOOK) for name in ix.types)],
@@ -554,7 +547,7 @@ def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, en
         "contradictions": contradictions,
         "dismissals": dismissals,
         "worklist": worklist,
-        "maintenance": maintenance_rows(snapshot, ix.refs),
+        "maintenance": maintenance_groups(snapshot),
         "raw": {part: inexact[part].raw(snapshot.get(part, []))
                 for part in ("entities", "contradictions", "dismissals", "maintenance")},
         "overview": _overview(snapshot, ix, layout),
