@@ -44,12 +44,7 @@ def read_bundle(path: str | PathLike[str]) -> dict[str, Any]:
     bundle = Path(path)
     if bundle.is_dir():
         return _site_snapshot(bundle)
-    try:
-        data = bundle.read_bytes()
-    except FileNotFoundError:
-        raise BundleUnreadable(f"{bundle}: no such report, site or snapshot") from None
-    except OSError as exc:
-        raise BundleUnreadable(f"cannot read {bundle}: {exc.strerror or exc}") from None
+    data = _read(bundle, f"{bundle}: no such report, site or snapshot")
     if data.startswith(_SQLITE):
         raise BundleUnreadable(f"{bundle} is a store, not a bundle: export it (memlens export --db {bundle} ...)")
     if data.lstrip()[:1] == b"{":
@@ -161,13 +156,7 @@ def _site_layout(path: Path) -> dict[str, tuple[float, float]]:
 
 def _site_snapshot(folder: Path) -> dict[str, Any]:
     path = folder / "snapshot.json"
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise BundleUnreadable(f"{folder} is not a memlens site: it has no snapshot.json") from None
-    except OSError as exc:
-        raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
-    return _snapshot_json(data, path)
+    return _snapshot_json(_read(path, f"{folder} is not a memlens site: it has no snapshot.json"), path)
 
 
 def _snapshot_json(data: bytes, path: Path) -> dict[str, Any]:
@@ -182,13 +171,20 @@ def _snapshot_json(data: bytes, path: Path) -> dict[str, Any]:
 
 
 def _json_file(path: Path) -> Any:
+    data = _read(path, f"{path.parent} has no {path.name}; it is not a memlens site")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BundleUnreadable(f"{path.parent} has no {path.name}; it is not a memlens site") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleUnreadable(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return json.loads(text)
+        return json.loads(data)
     except json.JSONDecodeError as exc:
         raise BundleUnreadable(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except UnicodeDecodeError as exc:
+        raise BundleUnreadable(f"cannot read {path}: {exc}") from None
+
+
+def _read(path: Path, missing: str) -> bytes:
+    """The file's bytes; BundleUnreadable saying `missing` when there is no such file."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise BundleUnreadable(missing) from None
+    except OSError as exc:
+        raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
