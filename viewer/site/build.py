@@ -4,7 +4,8 @@
     entities/index.html, index-N every entity, by name, ENTITY_INDEX_PAGE a page
     entities/<slug>-<id8>.html   one page per entity: facts by relation, timeline, history, provenance
     entities/<slug>-<id8>--*     what does not fit on it, on pages of their own (entity_plan.py)
-    ledger/index.html, page-N    the ledger, newest first, LEDGER_PAGE_SIZE rows a page
+    ledger/index.html, page-N    the ledger, newest first: its newest rows and every page; page-N holds
+                                 rows (N-1)*LEDGER_PAGE_SIZE+1 to N*LEDGER_PAGE_SIZE, counted from the first
     contested.html               open contradictions with both facts; resolved ones
     maintenance.html             the worklist and past dismissals by kind, with their reasons
     maintenance/                 each kind's rows past MAINTENANCE_PREVIEW, MAINTENANCE_PAGE a page
@@ -46,7 +47,7 @@ from ..model.timeline_svg import MemoEscape, timeline_svg
 from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
-from .entity_page import EntityHead, entity_main, group_label, group_page, page_numbers, pager, table_page
+from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
 from .entity_plan import EntityPlan, card_size, plan_entity, table_pages
 from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
@@ -95,24 +96,19 @@ class MaintenanceGroup:
         return f"{self.which}-{file_key(self.group.kind)}"
 
 
-@dataclass(frozen=True)
-class PagerLink:
-    label: str
-    href: str = ""
-    current: bool = False
-
-
-@dataclass(frozen=True)
-class Pager:
-    number: int
-    count: int
-    newer: str
-    older: str
-    pages: list[PagerLink]
-
-
 def _ledger_page_name(number: int) -> str:
-    return "index.html" if number == 1 else f"page-{number}.html"
+    return f"page-{number}.html"
+
+
+def ledger_pager(names: list[str], number: int) -> str:
+    """Newer and older neighbours of ledger page `number` and the way to all of them; no count of
+    the pages, which would change every page whenever one is added."""
+    newer = f'<a href="{h(names[number])}" rel="next">&larr; newer</a>' if number < len(names) else \
+        '<span class="muted">&larr; newer</span>'
+    older = f'<a href="{h(names[number - 2])}" rel="prev">older &rarr;</a>' if number > 1 else \
+        '<span class="muted">older &rarr;</span>'
+    return (f'<nav class="pager" aria-label="Ledger pages">{newer}<a href="index.html">all pages</a>'
+            f'<span aria-current="page">page {number:,}</span>{older}</nav>\n')
 
 
 class SiteBuild:
@@ -142,11 +138,12 @@ class SiteBuild:
                                    root="", anchors=False, contested_boxes=False)
         self.escape = MemoEscape()
         self.types = sorted({e["type"] for e in snapshot["entities"]} | set(snapshot.get("ontology", {}).get("types", [])))
-        self.type_index = {name: i for i, name in enumerate(self.types)}
+        # a class per type named after it, not its place in the list: adding a type renames no other
+        self.type_class = {name: "t-" + file_key(name) for name in self.types}
         ledger = snapshot.get("ledger", [])
         self.ledger_pages = max(1, -(-len(ledger) // LEDGER_PAGE_SIZE))
         self.open_contradictions = [c for c in snapshot.get("contradictions", []) if c.get("resolved_at") is None]
-        self._navs: dict[tuple[str, str], list[NavLink]] = {}
+        self._navs: dict[tuple[str, str, bool], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
 
     def _plans(self) -> dict[str, EntityPlan]:
@@ -168,32 +165,33 @@ class SiteBuild:
         return found
 
     # -- frame --------------------------------------------------------------------------------
-    def nav(self, root: str, current: str) -> list[NavLink]:
-        key = (root, current)
+    def nav(self, root: str, current: str, counted: bool = False) -> list[NavLink]:
+        """The site's sections. Only the graph page (`counted`) gives their counts and links the
+        changes: the other pages carry nothing that changes with every write."""
+        key = (root, current, counted)
         if key not in self._navs:
-            self._navs[key] = self._nav(root, current)
+            self._navs[key] = self._nav(root, current, counted)
         return self._navs[key]
 
-    def _nav(self, root: str, current: str) -> list[NavLink]:
+    def _nav(self, root: str, current: str, counted: bool) -> list[NavLink]:
+        s = self.snapshot
+        counts = (sum(1 for e in s["entities"] if e.get("merged_into") is None), len(s.get("ledger", [])),
+                  # open contradictions: pairs of facts, not the contested facts the header counts
+                  len(self.open_contradictions), len(s.get("maintenance", []))) if counted else (None,) * 4
         links = [NavLink("Graph", root + "index.html", current == "graph"),
-                 NavLink("Entities", root + "entities/index.html", current == "entities",
-                         sum(1 for e in self.snapshot["entities"] if e.get("merged_into") is None)),
-                 NavLink("Ledger", root + "ledger/index.html", current == "ledger", len(self.snapshot.get("ledger", []))),
-                 # open contradictions: pairs of facts, not the contested facts the header counts
-                 NavLink("Contradictions", root + "contested.html", current == "contested", len(self.open_contradictions)),
-                 NavLink("Maintenance", root + "maintenance.html", current == "maintenance",
-                         len(self.snapshot.get("maintenance", [])))]
-        if self.changes is not None:
+                 NavLink("Entities", root + "entities/index.html", current == "entities", counts[0]),
+                 NavLink("Ledger", root + "ledger/index.html", current == "ledger", counts[1]),
+                 NavLink("Contradictions", root + "contested.html", current == "contested", counts[2]),
+                 NavLink("Maintenance", root + "maintenance.html", current == "maintenance", counts[3])]
+        if self.changes is not None and (counted or current == "changes"):
             links.append(NavLink("Changes", root + "changes.html", current == "changes",
-                                 int(sum((self.changes.get("counts") or {}).values()))))
+                                 int(sum((self.changes.get("counts") or {}).values())) if counted else None))
         return links
 
     def frame(self, root: str, title: str, current: str) -> PageFrame:
         key = (root, current)
         if key not in self._frames:
-            s = self.snapshot
-            context = {"root": root, "dataset": str(s.get("dataset") or ""),
-                       "generated_at": str(s.get("generated_at") or ""), "snapshot_hash": str(s.get("hash") or ""),
+            context = {"root": root, "dataset": str(self.snapshot.get("dataset") or ""),
                        "nav_html": self.env.get_template("_site_nav.html").module.site_nav(self.nav(root, current))}
             self._frames[key] = (Markup(self.render("_site_top.html", **context)),
                                  Markup(self.render("_site_bottom.html", **context)))
@@ -230,7 +228,7 @@ class SiteBuild:
 
     def asset_files(self) -> dict[str, str]:
         look = self.index.type_look
-        type_rules = "".join(f".t-{i} {{ background-color: {look(name).color}; }}\n" for i, name in enumerate(self.types))
+        type_rules = "".join(f".{self.type_class[name]} {{ background-color: {look(name).color}; }}\n" for name in self.types)
         return {
             "assets/vis-network.min.js": assets.vis_network_script(),
             "assets/vis-network.css": assets.vis_network_style(),
@@ -238,12 +236,12 @@ class SiteBuild:
             "assets/memlens.css": assets.site_style(),
             "assets/site.js": assets.site_script(),
             # swatch colours as classes: the CSP allows no style attributes
-            "assets/types.css": "/* entity type colours, t-<index in the sorted type list> */\n" + type_rules,
+            "assets/types.css": "/* entity type colours, t-<the type's file key> */\n" + type_rules,
         }
 
     def index_page(self) -> str:
         site = SiteMode(links=self.top, entity_pages={eid: "entities/" + page for eid, page in self.pages.items()},
-                        script_files=list(SCRIPT_FILES), stylesheets=list(STYLESHEETS), nav=self.nav("", "graph"),
+                        script_files=list(SCRIPT_FILES), stylesheets=list(STYLESHEETS), nav=self.nav("", "graph", counted=True),
                         csp=SITE_CSP)
         context = build_context(self.snapshot, changes=self.changes, site=site, timelines=self.timelines,
                                 layout=self.layout)
@@ -279,7 +277,7 @@ class SiteBuild:
             contested_cell = f'<strong class="contested-count">{contested:,}</strong>' if contested else "0"
             rows.append(f'<tr data-filter="{h((name + " " + str(entity.get("type"))).lower())}">'
                         f'<td><a class="ref" href="{h(self.pages[entity["id"]])}">{h(name)}</a>{note}</td>'
-                        f'<td><span class="swatch-dot t-{self.type_index[entity["type"]]}" aria-hidden="true"></span> {h(entity.get("type"))}</td>'
+                        f'<td><span class="swatch-dot {self.type_class[entity["type"]]}" aria-hidden="true"></span> {h(entity.get("type"))}</td>'
                         f'<td class="num">{len(facts):,}</td><td class="num">{current:,}</td>'
                         f'<td class="num">{contested_cell}</td>'
                         f'<td class="time">{h(short_record_time(entity.get("updated_at")))}</td></tr>')
@@ -313,7 +311,7 @@ class SiteBuild:
             eid = entity["id"]
             plan = self.plans[eid]
             name = str(entity.get("name") or "")
-            head = EntityHead(entity, self.type_index[entity["type"]])
+            head = EntityHead(entity, self.type_class[entity["type"]])
             facts = [fact for group in plan.groups for fact in group.facts]
             versions = [row for fact in facts for row in items.version_rows(fact, order[fact["id"]])]
             versions.sort(key=lambda row: row[0])
@@ -321,7 +319,7 @@ class SiteBuild:
             provenance = [items.ledger_row(i, ledger[i]) for i in named.get(eid, ())]
             history_pages = table_pages(plan.page, "history", len(history))
             provenance_pages = table_pages(plan.page, "provenance", len(provenance))
-            timeline = entity_timeline(self.timelines, eid)
+            timeline = entity_timeline(self.timelines, eid, own_range=True)
             target = entity.get("merged_into")
             main = entity_main(
                 head, plan, card=items.fact_card, graph_href=self.nested.graph("entity", eid),
@@ -350,24 +348,25 @@ class SiteBuild:
                 f'{frame.top}\n{main}\n{frame.bottom}')
 
     # -- ledger -------------------------------------------------------------------------------
-    def pager(self, number: int) -> Pager:
-        count = self.ledger_pages
-        links = [PagerLink("\u2026") if page is None else PagerLink(str(page), _ledger_page_name(page), page == number)
-                 for page in page_numbers(number, count)]
-        return Pager(number=number, count=count, newer=_ledger_page_name(number - 1) if number > 1 else "",
-                     older=_ledger_page_name(number + 1) if number < count else "", pages=links)
-
+    # Pages are fixed runs of the ledger counted from its first row, so a write changes only the
+    # last page (and the index, which shows the newest rows and links every page).
     def write_ledger_pages(self, emit: Emit) -> None:
         ledger = self.snapshot.get("ledger", [])
-        newest_first = list(range(len(ledger) - 1, -1, -1))
-        for number in range(1, self.ledger_pages + 1):
-            chunk = newest_first[(number - 1) * LEDGER_PAGE_SIZE: number * LEDGER_PAGE_SIZE]
-            html = self.render("site_ledger.html", page=self.frame("../", f"Ledger, page {number}", "ledger"),
-                               pager=self.pager(number), total=len(ledger), per_page=LEDGER_PAGE_SIZE,
-                               first_seq=ledger[chunk[-1]].get("seq") if chunk else 0,
-                               last_seq=ledger[chunk[0]].get("seq") if chunk else 0,
-                               rows=Markup("".join(self.items.ledger_row(i, ledger[i]) for i in chunk)))
-            emit("ledger/" + _ledger_page_name(number), html)
+        row = self.items.ledger_row
+        names = [_ledger_page_name(number) for number in range(1, self.ledger_pages + 1)] if ledger else []
+        newest = range(len(ledger) - 1, max(-1, len(ledger) - 1 - LEDGER_PAGE_SIZE), -1)
+        emit("ledger/index.html", self.render(
+            "site_ledger.html", page=self.frame("../", "Ledger", "ledger"), number=0, total=len(ledger),
+            per_page=LEDGER_PAGE_SIZE, pages=Markup(all_pages(names)), pager=Markup(""),
+            first_seq=ledger[newest[-1]].get("seq") if ledger else 0, last_seq=ledger[-1].get("seq") if ledger else 0,
+            rows=Markup("".join(row(i, ledger[i]) for i in newest))))
+        for number, name in enumerate(names, start=1):
+            chunk = range(min(len(ledger), number * LEDGER_PAGE_SIZE) - 1, (number - 1) * LEDGER_PAGE_SIZE - 1, -1)
+            emit("ledger/" + name, self.render(
+                "site_ledger.html", page=self.frame("../", f"Ledger, page {number}", "ledger"), number=number,
+                per_page=LEDGER_PAGE_SIZE, pager=Markup(ledger_pager(names, number)),
+                first_seq=ledger[chunk[-1]].get("seq"), last_seq=ledger[chunk[0]].get("seq"),
+                rows=Markup("".join(row(i, ledger[i]) for i in chunk))))
 
     # -- contested, maintenance, changes ---------------------------------------------------------
     def contested_page(self) -> str:
