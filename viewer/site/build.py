@@ -19,7 +19,9 @@ Every link is relative and every page readable with scripts off; scripts only ad
 No page grows with the memory: long lists are counted on the page and continued on pages of their own.
 Pages load nothing but the bundle's own files (CSP `'self'`), so the site opens from file:// and
 from a static server alike. The same snapshot gives the same bytes, and the site is built beside
-the target and swapped in, so a failure leaves the previous site whole.
+the target and swapped in, so a failure leaves the previous site whole. Whatever of the previous
+site would come out the same (by its manifest's sha256s, checked against its bytes) is carried
+over rather than written, and entities whose pages' inputs did not change are not even rendered.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ from .entity_page import EntityHead, all_pages, entity_main, group_label, group_
 from .entity_plan import EntityPlan, card_size, plan_entity, table_pages
 from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
+from .page_inputs import PageInputs, dumps
+from .previous import PreviousSite
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 200          # open contradictions shown with both facts; the rest are counted (and listed
@@ -71,6 +75,8 @@ SCRIPT_FILES = ("assets/vis-network.min.js", "assets/memlens.js")
 STYLESHEETS = ("assets/vis-network.css", "assets/memlens.css")
 
 Split = Callable[[list[Any], Callable[[list[Any], Emit], None]], None]
+Reuse = Callable[[str, str], bool]
+ITEM_LISTS = ("entities", "facts", "ledger")
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,9 @@ class SiteBuild:
         ledger = snapshot.get("ledger", [])
         self.ledger_pages = max(1, -(-len(ledger) // LEDGER_PAGE_SIZE))
         self.open_contradictions = [c for c in snapshot.get("contradictions", []) if c.get("resolved_at") is None]
+        # each entity, fact and ledger row as snapshot.json writes it: also what the page inputs hash
+        self.texts = {key: [dumps(item) for item in snapshot.get(key, [])] for key in ITEM_LISTS}
+        self.inputs = PageInputs(snapshot, self.index, self.texts, self.pages, fact_pages, self.fact_order)
         self._navs: dict[tuple[str, str, bool], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
 
@@ -202,24 +211,33 @@ class SiteBuild:
         return self.env.get_template(template).render(**context)
 
     # -- the whole site -----------------------------------------------------------------------
-    def write(self, emit: Emit, split: Split | None = None) -> None:
-        """Emit every file; `split` may share the entity pages (most of the work) among processes."""
+    def write(self, emit: Emit, split: Split | None = None, reuse: Reuse | None = None) -> None:
+        """Emit every file; `split` may share the entity pages (most of the work) among processes,
+        and `reuse` (see SiteFolder.reuse) spares rendering an entity whose inputs did not change."""
         for path, content in self.asset_files().items():
             emit(path, content)
         emit("index.html", self.index_page())
         self.write_entity_index(emit)
+        def entity_pages(entities: list[dict[str, Any]], emit: Emit) -> None:
+            self.write_entity_pages(entities, emit, reuse)
+
         if split is None:
-            self.write_entity_pages(self.snapshot["entities"], emit)
+            entity_pages(self.snapshot["entities"], emit)
         else:
-            split(self.snapshot["entities"], self.write_entity_pages)
+            split(self.snapshot["entities"], entity_pages)
         self.write_ledger_pages(emit)
         emit("contested.html", self.contested_page())
         self.write_maintenance_pages(emit)
         if self.changes is not None:
             emit("changes.html", self.changes_page())
-        emit("snapshot.json", json.dumps(self.snapshot, ensure_ascii=False, sort_keys=True,
-                                         separators=(",", ":")) + "\n")
+        emit("snapshot.json", self.snapshot_json())
         emit("layout.json", self.layout_json())
+
+    def snapshot_json(self) -> str:
+        """The snapshot as `json.dumps(sort_keys=True)` writes it, its long lists from `texts`."""
+        parts = [dumps(key) + ":" + ("[" + ",".join(self.texts[key]) + "]" if key in self.texts else dumps(value))
+                 for key, value in sorted(self.snapshot.items())]
+        return "{" + ",".join(parts) + "}\n"
 
     def layout_json(self) -> str:
         """Every live entity's position on the graph page (rounded as in its data block), sorted."""
@@ -302,14 +320,17 @@ class SiteBuild:
                 named.setdefault(target, []).append(index)
         return named
 
-    def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit) -> None:
-        """Each entity's own page and the pages of its own that its plan gives what does not fit."""
+    def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit, reuse: Reuse | None = None) -> None:
+        """Each entity's own page and the pages of its own that its plan gives what does not fit;
+        an entity whose pages `reuse` carried over from the previous site is not rendered."""
         ledger = self.snapshot.get("ledger", [])
         named = self._entity_ledger_rows()
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]
             plan = self.plans[eid]
+            if reuse is not None and reuse("entities/" + plan.page, self.inputs.entity(entity, plan, named.get(eid, []))):
+                continue
             name = str(entity.get("name") or "")
             head = EntityHead(entity, self.type_class[entity["type"]])
             facts = [fact for group in plan.groups for fact in group.facts]
@@ -453,12 +474,14 @@ class SiteBuild:
         view = changes_view(self.changes, self.snapshot, self.top, self.index)
         return self.render("site_changes.html", page=self.frame("", "Changes", "changes"), changes=view)
 
-    def manifest(self, files: dict[str, str]) -> str:
+    def manifest(self, files: dict[str, str], inputs: dict[str, str]) -> str:
+        """`inputs`: each entity page's input digest (see page_inputs.py), which the next
+        regeneration compares to skip rendering it."""
         s = self.snapshot
         return json.dumps({
             "memlens_version": memlens_version(), "dataset": s.get("dataset"), "format": s.get("format"),
             "hash": s.get("hash"), "generated_at": s.get("generated_at"), "counts": s.get("stats") or {},
-            "files": dict(sorted(files.items())),
+            "files": dict(sorted(files.items())), "inputs": dict(sorted(inputs.items())),
         }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
@@ -476,10 +499,10 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
     check_target(target)
     building = building_folder(target)
     try:
-        folder = SiteFolder(building)
+        folder = SiteFolder(building, PreviousSite.read(target))
         site = SiteBuild(snapshot, changes, previous_layout, previous_looks)
-        site.write(folder.emit, folder.split)
-        manifest = site.manifest(folder.hashes)
+        site.write(folder.emit, folder.split, folder.reuse)
+        manifest = site.manifest(folder.hashes, folder.inputs)
         (building / "manifest.json").write_text(manifest, encoding="utf-8")
         swap_in(building, target)
     except BaseException:
