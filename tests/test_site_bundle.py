@@ -96,7 +96,7 @@ def test_web_links_are_only_evidence_anchors(site):
 
 def test_manifest_lists_every_file_with_its_sha256(site, changed):
     manifest = json.loads((site / "manifest.json").read_text(encoding="utf-8"))
-    assert set(manifest) == {"memlens_version", "dataset", "format", "hash", "generated_at", "counts", "files"}
+    assert set(manifest) == {"memlens_version", "dataset", "format", "hash", "generated_at", "counts", "files", "inputs"}
     snapshot = changed.new
     assert manifest["hash"] == snapshot["hash"] and manifest["dataset"] == snapshot["dataset"]
     assert manifest["format"] == "memlens-snapshot/1"

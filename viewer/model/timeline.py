@@ -164,16 +164,20 @@ class TimelineBuilder:
 
     # -- assembly -------------------------------------------------------------------------
     def build(self, anchor: str, title: str, subtitle: str, rows: list[tuple[str, dict[str, Any]]],
-              entity_id: str = "", hidden: int = 0, ends: dict[str, str] | None = None) -> Timeline:
+              entity_id: str = "", hidden: int = 0, ends: dict[str, str] | None = None,
+              own_range: bool = False) -> Timeline:
         """`rows` are (label, fact) pairs, already in display order; the last MAX_ROWS are drawn.
         `hidden` counts rows the caller already left out. `ends` (fact id -> valid time) ends the
-        bars of facts that give no end of their own."""
+        bars of facts that give no end of their own. The axis runs to the snapshot's time unless
+        `own_range`: then it spans the rows' own days only (a site's entity page, whose bytes
+        must not change with every write to the store)."""
         if len(rows) > MAX_ROWS:
             hidden += len(rows) - MAX_ROWS
             rows = rows[-MAX_ROWS:]
         lines = [self._prepare(fact) for _, fact in rows]
         days = [day for line in lines for day in line.days]
-        days.append(self.end_of_time)
+        if not own_range or not days:
+            days.append(self.end_of_time)
         start, end = _padded_range(min(days), max(days))
         scale = (PLOT_RIGHT - PLOT_LEFT) / (end - start)
         offset = PLOT_LEFT - start * scale  # x = offset + day * scale
@@ -295,8 +299,9 @@ def replaced_at(values: list[dict[str, Any]], facts: dict[str, dict[str, Any]]) 
     return ends
 
 
-def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None:
-    """The timeline of one entity: its facts either way, in value order; None without facts."""
+def entity_timeline(builder: TimelineBuilder, entity_id: str, own_range: bool = False) -> Timeline | None:
+    """The timeline of one entity: its facts either way, in value order; None without facts.
+    `own_range`: scaled to the entity's own days (see `TimelineBuilder.build`)."""
     index = builder.index
     facts = index.facts_of(entity_id)
     if not facts:
@@ -317,7 +322,7 @@ def entity_timeline(builder: TimelineBuilder, entity_id: str) -> Timeline | None
     count = len(facts)
     return builder.build(anchor=f"timeline-entity-{entity_id}", title=name(entity_id),
                          subtitle=f"{count} fact{'s' if count != 1 else ''}", rows=rows, entity_id=entity_id,
-                         hidden=count - len(rows))
+                         hidden=count - len(rows), own_range=own_range)
 
 
 def entity_timelines(builder: TimelineBuilder, ranking: Iterable[str]) -> tuple[list[Timeline], int]:

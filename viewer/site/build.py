@@ -4,7 +4,8 @@
     entities/index.html, index-N every entity, by name, ENTITY_INDEX_PAGE a page
     entities/<slug>-<id8>.html   one page per entity: facts by relation, timeline, history, provenance
     entities/<slug>-<id8>--*     what does not fit on it, on pages of their own (entity_plan.py)
-    ledger/index.html, page-N    the ledger, newest first, LEDGER_PAGE_SIZE rows a page
+    ledger/index.html, page-N    the ledger, newest first: its newest rows and every page; page-N holds
+                                 rows (N-1)*LEDGER_PAGE_SIZE+1 to N*LEDGER_PAGE_SIZE, counted from the first
     contested.html               open contradictions with both facts; resolved ones
     maintenance.html             the worklist and past dismissals by kind, with their reasons
     maintenance/                 each kind's rows past MAINTENANCE_PREVIEW, MAINTENANCE_PAGE a page
@@ -18,7 +19,9 @@ Every link is relative and every page readable with scripts off; scripts only ad
 No page grows with the memory: long lists are counted on the page and continued on pages of their own.
 Pages load nothing but the bundle's own files (CSP `'self'`), so the site opens from file:// and
 from a static server alike. The same snapshot gives the same bytes, and the site is built beside
-the target and swapped in, so a failure leaves the previous site whole.
+the target and swapped in, so a failure leaves the previous site whole. Whatever of the previous
+site would come out the same (by its manifest's sha256s, checked against its bytes) is carried
+over rather than written, and entities whose pages' inputs did not change are not even rendered.
 """
 
 from __future__ import annotations
@@ -46,10 +49,12 @@ from ..model.timeline_svg import MemoEscape, timeline_svg
 from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
-from .entity_page import EntityHead, entity_main, group_label, group_page, page_numbers, pager, table_page
+from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
 from .entity_plan import EntityPlan, card_size, plan_entity, table_pages
 from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
+from .page_inputs import PageInputs, dumps
+from .previous import PreviousSite
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 200          # open contradictions shown with both facts; the rest are counted (and listed
@@ -70,6 +75,8 @@ SCRIPT_FILES = ("assets/vis-network.min.js", "assets/memlens.js")
 STYLESHEETS = ("assets/vis-network.css", "assets/memlens.css")
 
 Split = Callable[[list[Any], Callable[[list[Any], Emit], None]], None]
+Reuse = Callable[[str, str], bool]
+ITEM_LISTS = ("entities", "facts", "ledger")
 
 
 @dataclass(frozen=True)
@@ -95,24 +102,19 @@ class MaintenanceGroup:
         return f"{self.which}-{file_key(self.group.kind)}"
 
 
-@dataclass(frozen=True)
-class PagerLink:
-    label: str
-    href: str = ""
-    current: bool = False
-
-
-@dataclass(frozen=True)
-class Pager:
-    number: int
-    count: int
-    newer: str
-    older: str
-    pages: list[PagerLink]
-
-
 def _ledger_page_name(number: int) -> str:
-    return "index.html" if number == 1 else f"page-{number}.html"
+    return f"page-{number}.html"
+
+
+def ledger_pager(names: list[str], number: int) -> str:
+    """Newer and older neighbours of ledger page `number` and the way to all of them; no count of
+    the pages, which would change every page whenever one is added."""
+    newer = f'<a href="{h(names[number])}" rel="next">&larr; newer</a>' if number < len(names) else \
+        '<span class="muted">&larr; newer</span>'
+    older = f'<a href="{h(names[number - 2])}" rel="prev">older &rarr;</a>' if number > 1 else \
+        '<span class="muted">older &rarr;</span>'
+    return (f'<nav class="pager" aria-label="Ledger pages">{newer}<a href="index.html">all pages</a>'
+            f'<span aria-current="page">page {number:,}</span>{older}</nav>\n')
 
 
 class SiteBuild:
@@ -142,11 +144,15 @@ class SiteBuild:
                                    root="", anchors=False, contested_boxes=False)
         self.escape = MemoEscape()
         self.types = sorted({e["type"] for e in snapshot["entities"]} | set(snapshot.get("ontology", {}).get("types", [])))
-        self.type_index = {name: i for i, name in enumerate(self.types)}
+        # a class per type named after it, not its place in the list: adding a type renames no other
+        self.type_class = {name: "t-" + file_key(name) for name in self.types}
         ledger = snapshot.get("ledger", [])
         self.ledger_pages = max(1, -(-len(ledger) // LEDGER_PAGE_SIZE))
         self.open_contradictions = [c for c in snapshot.get("contradictions", []) if c.get("resolved_at") is None]
-        self._navs: dict[tuple[str, str], list[NavLink]] = {}
+        # each entity, fact and ledger row as snapshot.json writes it: also what the page inputs hash
+        self.texts = {key: [dumps(item) for item in snapshot.get(key, [])] for key in ITEM_LISTS}
+        self.inputs = PageInputs(snapshot, self.index, self.texts, self.pages, fact_pages, self.fact_order)
+        self._navs: dict[tuple[str, str, bool], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
 
     def _plans(self) -> dict[str, EntityPlan]:
@@ -168,32 +174,33 @@ class SiteBuild:
         return found
 
     # -- frame --------------------------------------------------------------------------------
-    def nav(self, root: str, current: str) -> list[NavLink]:
-        key = (root, current)
+    def nav(self, root: str, current: str, counted: bool = False) -> list[NavLink]:
+        """The site's sections. Only the graph page (`counted`) gives their counts and links the
+        changes: the other pages carry nothing that changes with every write."""
+        key = (root, current, counted)
         if key not in self._navs:
-            self._navs[key] = self._nav(root, current)
+            self._navs[key] = self._nav(root, current, counted)
         return self._navs[key]
 
-    def _nav(self, root: str, current: str) -> list[NavLink]:
+    def _nav(self, root: str, current: str, counted: bool) -> list[NavLink]:
+        s = self.snapshot
+        counts = (sum(1 for e in s["entities"] if e.get("merged_into") is None), len(s.get("ledger", [])),
+                  # open contradictions: pairs of facts, not the contested facts the header counts
+                  len(self.open_contradictions), len(s.get("maintenance", []))) if counted else (None,) * 4
         links = [NavLink("Graph", root + "index.html", current == "graph"),
-                 NavLink("Entities", root + "entities/index.html", current == "entities",
-                         sum(1 for e in self.snapshot["entities"] if e.get("merged_into") is None)),
-                 NavLink("Ledger", root + "ledger/index.html", current == "ledger", len(self.snapshot.get("ledger", []))),
-                 # open contradictions: pairs of facts, not the contested facts the header counts
-                 NavLink("Contradictions", root + "contested.html", current == "contested", len(self.open_contradictions)),
-                 NavLink("Maintenance", root + "maintenance.html", current == "maintenance",
-                         len(self.snapshot.get("maintenance", [])))]
-        if self.changes is not None:
+                 NavLink("Entities", root + "entities/index.html", current == "entities", counts[0]),
+                 NavLink("Ledger", root + "ledger/index.html", current == "ledger", counts[1]),
+                 NavLink("Contradictions", root + "contested.html", current == "contested", counts[2]),
+                 NavLink("Maintenance", root + "maintenance.html", current == "maintenance", counts[3])]
+        if self.changes is not None and (counted or current == "changes"):
             links.append(NavLink("Changes", root + "changes.html", current == "changes",
-                                 int(sum((self.changes.get("counts") or {}).values()))))
+                                 int(sum((self.changes.get("counts") or {}).values())) if counted else None))
         return links
 
     def frame(self, root: str, title: str, current: str) -> PageFrame:
         key = (root, current)
         if key not in self._frames:
-            s = self.snapshot
-            context = {"root": root, "dataset": str(s.get("dataset") or ""),
-                       "generated_at": str(s.get("generated_at") or ""), "snapshot_hash": str(s.get("hash") or ""),
+            context = {"root": root, "dataset": str(self.snapshot.get("dataset") or ""),
                        "nav_html": self.env.get_template("_site_nav.html").module.site_nav(self.nav(root, current))}
             self._frames[key] = (Markup(self.render("_site_top.html", **context)),
                                  Markup(self.render("_site_bottom.html", **context)))
@@ -204,24 +211,33 @@ class SiteBuild:
         return self.env.get_template(template).render(**context)
 
     # -- the whole site -----------------------------------------------------------------------
-    def write(self, emit: Emit, split: Split | None = None) -> None:
-        """Emit every file; `split` may share the entity pages (most of the work) among processes."""
+    def write(self, emit: Emit, split: Split | None = None, reuse: Reuse | None = None) -> None:
+        """Emit every file; `split` may share the entity pages (most of the work) among processes,
+        and `reuse` (see SiteFolder.reuse) spares rendering an entity whose inputs did not change."""
         for path, content in self.asset_files().items():
             emit(path, content)
         emit("index.html", self.index_page())
         self.write_entity_index(emit)
+        def entity_pages(entities: list[dict[str, Any]], emit: Emit) -> None:
+            self.write_entity_pages(entities, emit, reuse)
+
         if split is None:
-            self.write_entity_pages(self.snapshot["entities"], emit)
+            entity_pages(self.snapshot["entities"], emit)
         else:
-            split(self.snapshot["entities"], self.write_entity_pages)
+            split(self.snapshot["entities"], entity_pages)
         self.write_ledger_pages(emit)
         emit("contested.html", self.contested_page())
         self.write_maintenance_pages(emit)
         if self.changes is not None:
             emit("changes.html", self.changes_page())
-        emit("snapshot.json", json.dumps(self.snapshot, ensure_ascii=False, sort_keys=True,
-                                         separators=(",", ":")) + "\n")
+        emit("snapshot.json", self.snapshot_json())
         emit("layout.json", self.layout_json())
+
+    def snapshot_json(self) -> str:
+        """The snapshot as `json.dumps(sort_keys=True)` writes it, its long lists from `texts`."""
+        parts = [dumps(key) + ":" + ("[" + ",".join(self.texts[key]) + "]" if key in self.texts else dumps(value))
+                 for key, value in sorted(self.snapshot.items())]
+        return "{" + ",".join(parts) + "}\n"
 
     def layout_json(self) -> str:
         """Every live entity's position on the graph page (rounded as in its data block), sorted."""
@@ -230,7 +246,7 @@ class SiteBuild:
 
     def asset_files(self) -> dict[str, str]:
         look = self.index.type_look
-        type_rules = "".join(f".t-{i} {{ background-color: {look(name).color}; }}\n" for i, name in enumerate(self.types))
+        type_rules = "".join(f".{self.type_class[name]} {{ background-color: {look(name).color}; }}\n" for name in self.types)
         return {
             "assets/vis-network.min.js": assets.vis_network_script(),
             "assets/vis-network.css": assets.vis_network_style(),
@@ -238,12 +254,12 @@ class SiteBuild:
             "assets/memlens.css": assets.site_style(),
             "assets/site.js": assets.site_script(),
             # swatch colours as classes: the CSP allows no style attributes
-            "assets/types.css": "/* entity type colours, t-<index in the sorted type list> */\n" + type_rules,
+            "assets/types.css": "/* entity type colours, t-<the type's file key> */\n" + type_rules,
         }
 
     def index_page(self) -> str:
         site = SiteMode(links=self.top, entity_pages={eid: "entities/" + page for eid, page in self.pages.items()},
-                        script_files=list(SCRIPT_FILES), stylesheets=list(STYLESHEETS), nav=self.nav("", "graph"),
+                        script_files=list(SCRIPT_FILES), stylesheets=list(STYLESHEETS), nav=self.nav("", "graph", counted=True),
                         csp=SITE_CSP)
         context = build_context(self.snapshot, changes=self.changes, site=site, timelines=self.timelines,
                                 layout=self.layout)
@@ -279,7 +295,7 @@ class SiteBuild:
             contested_cell = f'<strong class="contested-count">{contested:,}</strong>' if contested else "0"
             rows.append(f'<tr data-filter="{h((name + " " + str(entity.get("type"))).lower())}">'
                         f'<td><a class="ref" href="{h(self.pages[entity["id"]])}">{h(name)}</a>{note}</td>'
-                        f'<td><span class="swatch-dot t-{self.type_index[entity["type"]]}" aria-hidden="true"></span> {h(entity.get("type"))}</td>'
+                        f'<td><span class="swatch-dot {self.type_class[entity["type"]]}" aria-hidden="true"></span> {h(entity.get("type"))}</td>'
                         f'<td class="num">{len(facts):,}</td><td class="num">{current:,}</td>'
                         f'<td class="num">{contested_cell}</td>'
                         f'<td class="time">{h(short_record_time(entity.get("updated_at")))}</td></tr>')
@@ -304,16 +320,19 @@ class SiteBuild:
                 named.setdefault(target, []).append(index)
         return named
 
-    def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit) -> None:
-        """Each entity's own page and the pages of its own that its plan gives what does not fit."""
+    def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit, reuse: Reuse | None = None) -> None:
+        """Each entity's own page and the pages of its own that its plan gives what does not fit;
+        an entity whose pages `reuse` carried over from the previous site is not rendered."""
         ledger = self.snapshot.get("ledger", [])
         named = self._entity_ledger_rows()
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]
             plan = self.plans[eid]
+            if reuse is not None and reuse("entities/" + plan.page, self.inputs.entity(entity, plan, named.get(eid, []))):
+                continue
             name = str(entity.get("name") or "")
-            head = EntityHead(entity, self.type_index[entity["type"]])
+            head = EntityHead(entity, self.type_class[entity["type"]])
             facts = [fact for group in plan.groups for fact in group.facts]
             versions = [row for fact in facts for row in items.version_rows(fact, order[fact["id"]])]
             versions.sort(key=lambda row: row[0])
@@ -321,7 +340,7 @@ class SiteBuild:
             provenance = [items.ledger_row(i, ledger[i]) for i in named.get(eid, ())]
             history_pages = table_pages(plan.page, "history", len(history))
             provenance_pages = table_pages(plan.page, "provenance", len(provenance))
-            timeline = entity_timeline(self.timelines, eid)
+            timeline = entity_timeline(self.timelines, eid, own_range=True)
             target = entity.get("merged_into")
             main = entity_main(
                 head, plan, card=items.fact_card, graph_href=self.nested.graph("entity", eid),
@@ -350,24 +369,25 @@ class SiteBuild:
                 f'{frame.top}\n{main}\n{frame.bottom}')
 
     # -- ledger -------------------------------------------------------------------------------
-    def pager(self, number: int) -> Pager:
-        count = self.ledger_pages
-        links = [PagerLink("\u2026") if page is None else PagerLink(str(page), _ledger_page_name(page), page == number)
-                 for page in page_numbers(number, count)]
-        return Pager(number=number, count=count, newer=_ledger_page_name(number - 1) if number > 1 else "",
-                     older=_ledger_page_name(number + 1) if number < count else "", pages=links)
-
+    # Pages are fixed runs of the ledger counted from its first row, so a write changes only the
+    # last page (and the index, which shows the newest rows and links every page).
     def write_ledger_pages(self, emit: Emit) -> None:
         ledger = self.snapshot.get("ledger", [])
-        newest_first = list(range(len(ledger) - 1, -1, -1))
-        for number in range(1, self.ledger_pages + 1):
-            chunk = newest_first[(number - 1) * LEDGER_PAGE_SIZE: number * LEDGER_PAGE_SIZE]
-            html = self.render("site_ledger.html", page=self.frame("../", f"Ledger, page {number}", "ledger"),
-                               pager=self.pager(number), total=len(ledger), per_page=LEDGER_PAGE_SIZE,
-                               first_seq=ledger[chunk[-1]].get("seq") if chunk else 0,
-                               last_seq=ledger[chunk[0]].get("seq") if chunk else 0,
-                               rows=Markup("".join(self.items.ledger_row(i, ledger[i]) for i in chunk)))
-            emit("ledger/" + _ledger_page_name(number), html)
+        row = self.items.ledger_row
+        names = [_ledger_page_name(number) for number in range(1, self.ledger_pages + 1)] if ledger else []
+        newest = range(len(ledger) - 1, max(-1, len(ledger) - 1 - LEDGER_PAGE_SIZE), -1)
+        emit("ledger/index.html", self.render(
+            "site_ledger.html", page=self.frame("../", "Ledger", "ledger"), number=0, total=len(ledger),
+            per_page=LEDGER_PAGE_SIZE, pages=Markup(all_pages(names)), pager=Markup(""),
+            first_seq=ledger[newest[-1]].get("seq") if ledger else 0, last_seq=ledger[-1].get("seq") if ledger else 0,
+            rows=Markup("".join(row(i, ledger[i]) for i in newest))))
+        for number, name in enumerate(names, start=1):
+            chunk = range(min(len(ledger), number * LEDGER_PAGE_SIZE) - 1, (number - 1) * LEDGER_PAGE_SIZE - 1, -1)
+            emit("ledger/" + name, self.render(
+                "site_ledger.html", page=self.frame("../", f"Ledger, page {number}", "ledger"), number=number,
+                per_page=LEDGER_PAGE_SIZE, pager=Markup(ledger_pager(names, number)),
+                first_seq=ledger[chunk[-1]].get("seq"), last_seq=ledger[chunk[0]].get("seq"),
+                rows=Markup("".join(row(i, ledger[i]) for i in chunk))))
 
     # -- contested, maintenance, changes ---------------------------------------------------------
     def contested_page(self) -> str:
@@ -454,12 +474,14 @@ class SiteBuild:
         view = changes_view(self.changes, self.snapshot, self.top, self.index)
         return self.render("site_changes.html", page=self.frame("", "Changes", "changes"), changes=view)
 
-    def manifest(self, files: dict[str, str]) -> str:
+    def manifest(self, files: dict[str, str], inputs: dict[str, str]) -> str:
+        """`inputs`: each entity page's input digest (see page_inputs.py), which the next
+        regeneration compares to skip rendering it."""
         s = self.snapshot
         return json.dumps({
             "memlens_version": memlens_version(), "dataset": s.get("dataset"), "format": s.get("format"),
             "hash": s.get("hash"), "generated_at": s.get("generated_at"), "counts": s.get("stats") or {},
-            "files": dict(sorted(files.items())),
+            "files": dict(sorted(files.items())), "inputs": dict(sorted(inputs.items())),
         }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
@@ -477,10 +499,10 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
     check_target(target)
     building = building_folder(target)
     try:
-        folder = SiteFolder(building)
+        folder = SiteFolder(building, PreviousSite.read(target))
         site = SiteBuild(snapshot, changes, previous_layout, previous_looks)
-        site.write(folder.emit, folder.split)
-        manifest = site.manifest(folder.hashes)
+        site.write(folder.emit, folder.split, folder.reuse)
+        manifest = site.manifest(folder.hashes, folder.inputs)
         (building / "manifest.json").write_text(manifest, encoding="utf-8")
         swap_in(building, target)
     except BaseException:

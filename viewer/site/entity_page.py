@@ -90,7 +90,7 @@ class EntityHead:
     """What every page of an entity starts with: its crumbs, and enough to name it."""
 
     entity: dict[str, Any]
-    type_index: int
+    type_class: str         # the swatch's class in assets/types.css
 
     @property
     def name(self) -> str:
@@ -129,7 +129,7 @@ def entity_main(head: EntityHead, plan: EntityPlan, *, card: Callable[[dict[str,
         summary += f", {counts[FORGOTTEN]:,} forgotten"
     kind = h(entity.get("type"))
     out = [head.crumbs(), f'<header class="entity-head">\n<h1>{h(head.name)}</h1>\n<p class="detail-type">'
-           f'<span class="swatch-dot t-{head.type_index}" aria-hidden="true"></span> {kind} '
+           f'<span class="swatch-dot {head.type_class}" aria-hidden="true"></span> {kind} '
            f'<code title="{h(eid)}">{h(eid[:8])}</code></p>\n']
     if entity.get("description"):
         out.append(f'<p class="detail-description">{h(entity["description"])}</p>\n')

@@ -1,0 +1,78 @@
+"""A site at scale: a full build, then a regeneration after one new fact, through the path
+`memlens maintain` takes for a configured site (regeneration.regenerate).
+
+    python benchmarks/bench_site.py --store STORE --work DIR [--runs 2]
+
+STORE is copied into DIR (it is written to); the site goes to DIR/site. Each step runs in a
+process of its own, so its peak memory (its own and its forked writer's) is its alone. Prints
+seconds, the site's size on disk and files, and the peak memory, beside the budgets.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+BUDGETS = {"full_s": 25.0, "disk_gb": 1.0, "one_fact_s": 5.0}
+
+# regenerate() as `memlens maintain` calls it: the snapshot, then the site (timed together)
+STEP = r"""
+import json, resource, sys, time
+from pathlib import Path
+from memlens.store.memory import Memory
+from memlens.viewer import regeneration
+store, site = sys.argv[1:3]
+regeneration.load_writer("site")
+started = time.perf_counter()
+with Memory(Path(store)) as memory:
+    done = regeneration.regenerate(memory, regeneration.Bundle(site, "site"))
+elapsed = time.perf_counter() - started
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(json.dumps({"seconds": elapsed, "written": done.written, "peak_mb": peak / 1024}))
+"""
+
+
+def run_step(store: Path, site: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", STEP, str(store), str(site)], check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def remember_one(store: Path, n: int) -> None:
+    """One new fact between two existing entities, as `memlens remember` writes it."""
+    subprocess.run(["memlens", "remember", "--db", str(store), f"service-{n:06d} --uses--> library-000003",
+                    "-e", "bench"], check=True, capture_output=True)
+
+
+def disk(site: Path) -> tuple[float, int]:
+    usage = subprocess.run(["du", "-sk", str(site)], check=True, capture_output=True, text=True).stdout
+    files = sum(1 for p in site.rglob("*") if p.is_file())
+    return int(usage.split()[0]) / 1024 / 1024, files
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, required=True, help="a store from generate_store.py")
+    parser.add_argument("--work", type=Path, required=True, help="a folder for the copy and the site")
+    parser.add_argument("--runs", type=int, default=2, help="one-fact regenerations to time")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    store, site = args.work / "store.sqlite", args.work / "site"
+    shutil.copyfile(args.store, store)
+    shutil.rmtree(site, ignore_errors=True)
+
+    full = run_step(store, site)
+    gb, files = disk(site)
+    print(f"full site      {full['seconds']:7.1f} s  (budget {BUDGETS['full_s']} s)  peak {full['peak_mb']:,.0f} MB")
+    print(f"site on disk   {gb:7.2f} GB (budget {BUDGETS['disk_gb']} GB)  {files:,} files")
+    for run in range(args.runs):
+        remember_one(store, 11 + run * 10)  # i % 10 == 1: a Service
+        step = run_step(store, site)
+        print(f"one new fact   {step['seconds']:7.1f} s  (budget {BUDGETS['one_fact_s']} s)  peak {step['peak_mb']:,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""Regenerating a site writes only what changed: unchanged files are carried over from the old
+site (checked against its manifest's sha256s, never trusted by time), unchanged entities are not
+rendered at all, and the result is byte for byte what a fresh build of the same snapshot gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memlens.store.memory import Memory
+from memlens.store.snapshot_diff import diff
+from memlens.viewer import regeneration
+from memlens.viewer.site import build as build_module
+from memlens.viewer.site.build import write_site
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def inodes(root: Path) -> dict[str, int]:
+    return {p.relative_to(root).as_posix(): p.stat().st_ino for p in root.rglob("*") if p.is_file()}
+
+
+class Rendered:
+    """Counts the entities whose pages were rendered (the first, costly step of each)."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.names: list[str] = []
+        real = build_module.entity_main
+
+        def counting(head, *args, **kwargs):
+            self.names.append(head.name)
+            return real(head, *args, **kwargs)
+
+        monkeypatch.setattr(build_module, "entity_main", counting)
+
+    def take(self) -> list[str]:
+        names, self.names = sorted(self.names), []
+        return names
+
+
+def snapshot_of(store: Path) -> dict:
+    memory = Memory(store)
+    try:
+        return memory.snapshot()
+    finally:
+        memory.close()
+
+
+def regenerate(store: Path, site: Path, fresh: Path, rendered: Rendered) -> list[str]:
+    """Regenerate `site` from the store as `memlens maintain` does, and build the same snapshot,
+    with the same changes, positions and colours, into the empty folder `fresh`; returns the
+    names of the entities the regeneration rendered."""
+    snapshot = snapshot_of(store)
+    previous = regeneration.previous_state(site, "site")
+    arguments = {"changes": diff(previous, snapshot) if previous else None,
+                 "previous_layout": regeneration.previous_layout(site, "site"),
+                 "previous_looks": regeneration.previous_looks(site, "site")}
+    rendered.take()
+    write_site(snapshot, site, **arguments)
+    names = rendered.take()
+    write_site(snapshot, fresh, **arguments)
+    assert len(rendered.take()) == len(snapshot["entities"])
+    return names
+
+
+def fact_id(store: Path, subject: str, relation: str) -> str:
+    snapshot = snapshot_of(store)
+    names = {e["id"]: e["name"] for e in snapshot["entities"]}
+    [found] = [f["id"] for f in snapshot["facts"] if f.get("relation") == relation
+               and names.get(f["subject"]) == subject and f["status"] == "current"]
+    return found
+
+
+@pytest.fixture
+def demo(cli, tmp_path):
+    store = tmp_path / "demo.sqlite"
+    assert cli("demo", "--db", str(store)).exit_code == 0
+    return store
+
+
+def test_one_new_fact_renders_two_entities_and_carries_every_other_file(cli, demo, tmp_path, monkeypatch):
+    rendered = Rendered(monkeypatch)
+    site = write_site(snapshot_of(demo), tmp_path / "site")
+    assert len(rendered.take()) == len(snapshot_of(demo)["entities"]) > 30
+    before, before_inodes = tree(site), inodes(site)
+
+    assert cli("remember", "--db", str(demo), "Dana Okafor --uses--> Docker Compose", "-e", "user said so").exit_code == 0
+    assert regenerate(demo, site, tmp_path / "fresh", rendered) == ["Dana Okafor", "Docker Compose"]
+    after = tree(site)
+    assert after == tree(tmp_path / "fresh")
+    carried = {p for p, inode in inodes(site).items() if before_inodes.get(p) == inode}
+    changed = {p for p in after if before.get(p) != after[p]}
+    assert changed and not carried & changed
+    assert carried == set(after) - changed   # every unchanged file is the old one, not a new copy
+
+
+@pytest.mark.parametrize("write", ["describe", "contest", "retract", "another value", "merge", "forget", "new type"])
+def test_after_each_kind_of_write_the_regenerated_site_is_a_fresh_build(cli, demo, tmp_path, write, monkeypatch):
+    rendered = Rendered(monkeypatch)
+    site = write_site(snapshot_of(demo), tmp_path / "site")
+    everyone = len(rendered.take())
+    db = ("--db", str(demo))
+    commands = {
+        "describe": lambda: [("describe", "PostgreSQL", "The primary database, version 16", *db)],
+        "contest": lambda: [("contest", fact_id(demo, "Jin Park", "prefers"), fact_id(demo, "Dana Okafor", "works_on"),
+                             "--reason", "cannot both hold", *db)],
+        "retract": lambda: [("retract", fact_id(demo, "Dana Okafor", "reviews"), "--reason", "wrong person", *db)],
+        "another value": lambda: [("remember", "api-gateway --listens_on--> port 9000:Config", "-e", "compose", *db)],
+        "merge": lambda: [("merge", "PostgreSQL", "Redis", *db)],
+        "forget": lambda: [("forget", "fact", fact_id(demo, "Dana Okafor", "reviews"), *db)],
+        "new type": lambda: [("types", "add", "Meeting", *db),
+                             ("remember", "Dana Okafor --attends--> Friday demo:Meeting", "-e", "calendar", *db)],
+    }[write]()
+    for command in commands:
+        result = cli(*command)
+        assert result.exit_code == 0, result.output
+    shown = regenerate(demo, site, tmp_path / "fresh", rendered)
+    assert tree(site) == tree(tmp_path / "fresh")
+    assert 0 < len(shown) < everyone   # some entities rendered again, not all of them
+
+
+def test_a_damaged_old_page_is_written_fresh_never_carried(cli, demo, tmp_path, monkeypatch):
+    site = write_site(snapshot_of(demo), tmp_path / "site")
+    snapshot = snapshot_of(demo)
+    bob = next(p for p in (site / "entities").iterdir() if p.name.startswith("celery-"))
+    good = bob.read_bytes()
+    bob.write_bytes(good.replace(b"Celery", b"Celeri"))          # edited in place, same size
+    (site / "contested.html").unlink()                           # and a page gone
+    rendered = Rendered(monkeypatch)
+
+    write_site(snapshot, site)                                   # the same snapshot: nothing else differs
+    assert bob.read_bytes() == good
+    assert (site / "contested.html").is_file()
+    assert rendered.take() == ["Celery"]
+    assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
+
+
+def test_an_unreadable_manifest_means_everything_is_written_fresh(cli, demo, tmp_path, monkeypatch):
+    snapshot = snapshot_of(demo)
+    site = write_site(snapshot, tmp_path / "site")
+    old_inodes = inodes(site)
+    (site / "manifest.json").write_text("{not json", encoding="utf-8")
+    rendered = Rendered(monkeypatch)
+    write_site(snapshot, site)
+    assert len(rendered.take()) == len(snapshot["entities"])
+    assert not {p for p, inode in inodes(site).items() if old_inodes.get(p) == inode}
+    assert json.loads((site / "manifest.json").read_text(encoding="utf-8"))["hash"] == snapshot["hash"]
+    assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
+

@@ -1,0 +1,76 @@
+"""The site a build replaces, as a source of files to carry over instead of writing them again.
+
+A file is carried only when the old manifest gives it the sha256 the new file would have (or, for
+an entity whose page inputs did not change, the one it had) and the old file's bytes still hash
+to it: a page edited or damaged since is written fresh, never carried. Modification times are
+never consulted. Carrying is a hard link, so the old site stays whole until the swap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+
+class PreviousSite:
+    """The old site's manifest (`files`: path -> sha256, `inputs`: entity page -> input digest)."""
+
+    def __init__(self, root: Path, files: dict[str, str], inputs: dict[str, str]) -> None:
+        self.root = root
+        self.files = files
+        self.inputs = inputs
+        self._side: dict[str, list[str]] | None = None
+
+    @classmethod
+    def read(cls, root: Path) -> PreviousSite | None:
+        """The site at `root`; None where there is none or its manifest cannot be read (then
+        everything is written fresh)."""
+        try:
+            manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+            files, inputs = manifest["files"], manifest.get("inputs") or {}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if not isinstance(files, dict) or not isinstance(inputs, dict):
+            return None
+        return cls(root, {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)},
+                   {k: v for k, v in inputs.items() if isinstance(k, str) and isinstance(v, str)})
+
+    def holds(self, path: str, sha: str, data: bytes) -> bool:
+        """Whether the old file at `path` is listed with `sha` (that of `data`) and holds `data`."""
+        if self.files.get(path) != sha:
+            return False
+        try:
+            return (self.root / path).read_bytes() == data
+        except OSError:
+            return False
+
+    def data(self, path: str) -> bytes | None:
+        """The old file's bytes if they hash to what its manifest says."""
+        listed = self.files.get(path)
+        if listed is None:
+            return None
+        try:
+            data = (self.root / path).read_bytes()
+        except OSError:
+            return None
+        return data if "sha256:" + hashlib.sha256(data).hexdigest() == listed else None
+
+    def entity_files(self, page: str) -> list[str]:
+        """An entity page and the pages of its own beside it (`<stem>--*.html`, see entity_plan.py)."""
+        if self._side is None:
+            self._side = {}
+            for path in self.files:
+                stem, sep, _ = path.partition("--")
+                if sep:
+                    self._side.setdefault(stem, []).append(path)
+        return [page, *self._side.get(page.removesuffix(".html"), ())]
+
+    def link(self, path: str, data: bytes, into: Path) -> None:
+        """Put the old file at `path` into the folder `into`; written from `data` where the file
+        system has no hard links."""
+        try:
+            os.link(self.root / path, into / path)
+        except OSError:
+            (into / path).write_bytes(data)
