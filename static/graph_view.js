@@ -226,7 +226,9 @@ function createGraphView(memory, view, container, events) {
 
   // What vis needs to hear of an item's new style: nothing when it is unchanged, only `hidden` when
   // that is all that changed (time travel mostly shows and hides; vis merges every option it is
-  // handed, and whole styles for thousands of edges were most of an as-of change), else all of it.
+  // handed, and whole styles for thousands of edges were most of an as-of change), else the look,
+  // with `hidden` only if it changed: vis takes a node update naming `hidden` for a change of what
+  // is drawn and walks every item again (vis_adapter.js), where a new look needs only a redraw.
   function changed(item) {
     const { hidden, ...rest } = item;
     const key = JSON.stringify(rest);
@@ -237,7 +239,7 @@ function createGraphView(memory, view, container, events) {
       return { id: item.id, hidden };
     }
     lastStyle.set(item.id, { key, hidden });
-    return item;
+    return last && last.hidden === hidden ? rest : item;
   }
 
   // One selection used to draw five times before returning (a draw per DataSet change and on
