@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -197,8 +198,13 @@ def store_figures(store: Path, work: Path, name: str, facts: dict[str, Any], fun
     figures["maintain_s"] = None if failed(result) else result["wall_s"]
     if facts["dismiss_key"]:
         copy = work / f"{name}-dismiss.sqlite"
-        with Memory(store, readonly=True) as memory:  # a consistent copy, whatever the WAL holds
-            memory.conn.execute("VACUUM INTO ?", (str(copy),))
+        # a consistent copy, whatever the WAL holds (a read-only store connection cannot VACUUM INTO)
+        source, target = sqlite3.connect(f"file:{store}?mode=ro", uri=True), sqlite3.connect(copy)
+        try:
+            source.backup(target)
+        finally:
+            source.close()
+            target.close()
         try:
             with Memory(copy, actor="agent:bench") as memory:
                 started = time.perf_counter()

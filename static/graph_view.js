@@ -24,8 +24,7 @@ function themeColors() {
 }
 
 function createGraphView(memory, view, container, events) {
-  const nodes = new vis.DataSet();
-  const edges = new vis.DataSet();
+  const canvas = createVisAdapter(container);
   const drawnEntities = new Set();
   const drawnFacts = new Set();    // every fact between two drawn entities
   const liveFacts = new Set();     // of those, the current ones: always in vis (hidden when not shown)
@@ -125,8 +124,7 @@ function createGraphView(memory, view, container, events) {
       pending.nodes.push(...newNodes);
       pending.edges.push(...newEdges);
     } else {
-      nodes.add(newNodes);
-      edges.add(newEdges);
+      canvas.add(newNodes, newEdges);
     }
     return fresh.length;
   }
@@ -200,6 +198,8 @@ function createGraphView(memory, view, container, events) {
   }
 
   // The selection's own links show their names at any legible zoom; the others once zoomed in.
+  // Without labels the selection leaves edge styles alone: a hub's selection restyled every one of
+  // its drawn links for nothing (a DataSet update of every drawn link of the hub, ~20 ms a selection).
   function edgeStyle(fact, showLabels) {
     const look = factAppearance(fact, view);
     const from = drawnEnd(fact.subjectEntity), to = drawnEnd(fact.objectEntity);
@@ -209,7 +209,7 @@ function createGraphView(memory, view, container, events) {
     const past = look.retired && !look.heldThen;
     const color = past ? theme.retired : look.contested ? theme.contested : theme.edge;
     const label = showLabels ? clip(fact.relationName, 32) + (look.contested ? "  \u26a0 contested" : "") : undefined;
-    const own = view.selected !== null && (fact.subjectEntity === view.selected || fact.objectEntity === view.selected);
+    const own = showLabels && view.selected !== null && (fact.subjectEntity === view.selected || fact.objectEntity === view.selected);
     return {
       id: fact.id, from: from.id, to: to.id, hidden, label: label || "",
       dashes: past ? [5, 5] : false,
@@ -226,7 +226,9 @@ function createGraphView(memory, view, container, events) {
 
   // What vis needs to hear of an item's new style: nothing when it is unchanged, only `hidden` when
   // that is all that changed (time travel mostly shows and hides; vis merges every option it is
-  // handed, and whole styles for thousands of edges were most of an as-of change), else all of it.
+  // handed, and whole styles for thousands of edges were most of an as-of change), else the look,
+  // with `hidden` only if it changed: vis takes a node update naming `hidden` for a change of what
+  // is drawn and walks every item again (vis_adapter.js), where a new look needs only a redraw.
   function changed(item) {
     const { hidden, ...rest } = item;
     const key = JSON.stringify(rest);
@@ -237,27 +239,23 @@ function createGraphView(memory, view, container, events) {
       return { id: item.id, hidden };
     }
     lastStyle.set(item.id, { key, hidden });
-    return item;
+    return last && last.hidden === hidden ? rest : item;
   }
 
-  // Without physics vis redraws the whole canvas synchronously on every DataSet change (and on
-  // selectNodes), so one selection used to draw five times before returning. batch() holds vis's
-  // redraws while `fn` runs and asks for a single one on the next animation frame.
+  // One selection used to draw five times before returning (a draw per DataSet change and on
+  // selectNodes). batch() holds vis's redraws while `fn` runs and asks for a single one on the next
+  // animation frame.
   let batchDepth = 0;
   function batch(fn) {
-    if (batchDepth++ === 0) network.body.emitter.emit("_blockRedraw");
+    if (batchDepth++ === 0) canvas.holdRedraws();
     try {
       return fn();
     } finally {
       if (--batchDepth === 0) {
-        network.body.emitter.emit("_allowRedraw");
-        requestRedraw();
+        canvas.releaseRedraws();
+        canvas.requestRedraw();
       }
     }
-  }
-
-  function requestRedraw() {
-    network.body.emitter.emit("_requestRedraw");
   }
 
   // What item styles depend on besides the selection. While it stays the same, a new selection
@@ -278,7 +276,7 @@ function createGraphView(memory, view, container, events) {
         const style = nodeStyle(entity);
         const patch = changed(style);
         if (patch) nodeUpdates.push(patch);
-        if (entity !== styledSelection && entity !== view.selected) continue;
+        if (!showLabels || (entity !== styledSelection && entity !== view.selected)) continue;
         for (const fact of drawnFactsOf.get(entity.index) || []) {  // their labels follow the selection
           if (!liveFacts.has(fact.index) && !retiredInVis.has(fact.index)) continue;
           const look = changed(edgeStyle(fact, showLabels));
@@ -315,10 +313,10 @@ function createGraphView(memory, view, container, events) {
     }
     styledSelection = view.selected;
     relabelled.clear();
-    if (nodeUpdates.length) nodes.update(nodeUpdates);
-    if (edgeRemovals.length) edges.remove(edgeRemovals);
-    if (edgeAdds.length) edges.add(edgeAdds);
-    if (edgeUpdates.length) edges.update(edgeUpdates);
+    canvas.update(nodeUpdates, []);
+    canvas.removeEdges(edgeRemovals);
+    canvas.add([], edgeAdds);
+    canvas.update([], edgeUpdates);
     highlightAround(view.selected);
   }
 
@@ -333,36 +331,23 @@ function createGraphView(memory, view, container, events) {
                     edges: (drawnFactsOf.get(selected.index) || [])
                       .filter((f) => liveFacts.has(f.index) || retiredInVis.has(f.index)).map((f) => f.id) };
     }
-    if (previous !== null || highlight !== null) requestRedraw();
+    if (previous !== null || highlight !== null) canvas.requestRedraw();
   }
 
   function drawHighlight(ctx) {
     if (highlight === null) return;
-    const { nodes: drawnNodes, edges: drawnEdges } = network.body;
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.globalAlpha = DIM_VEIL;
     ctx.fillStyle = theme.background;
     ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
     ctx.restore();
-    const visible = (node) => node && node.options.hidden !== true;
-    const lines = highlight.edges.map((id) => drawnEdges[id])
-      .filter((edge) => edge && edge.connected && edge.options.hidden !== true && visible(edge.from) && visible(edge.to));
-    for (const edge of lines) edge.draw(ctx);
-    for (const edge of lines) edge.drawArrows(ctx);
-    const labels = [];
-    for (const id of highlight.nodes) {
-      const node = drawnNodes[id];
-      if (!visible(node)) continue;
-      const drawn = node.draw(ctx);
-      if (drawn && drawn.drawExternalLabel) labels.push(drawn.drawExternalLabel);
-    }
-    for (const label of labels) label();
+    canvas.drawAgain(ctx, highlight.nodes, highlight.edges);
   }
 
   theme = themeColors();
   addEntities(memory.overview);
-  const network = new vis.Network(container, { nodes, edges }, {
+  canvas.start({
     autoResize: true,
     physics: { enabled: false },
     layout: { improvedLayout: false, randomSeed: 1 },
@@ -377,28 +362,28 @@ function createGraphView(memory, view, container, events) {
              font: { face: LABEL_FACE } },
   });
   firstView();
-  network.on("afterDrawing", drawHighlight);
+  canvas.on("afterDrawing", drawHighlight);
 
-  network.on("click", (params) => {
+  canvas.on("click", (params) => {
     if (params.nodes.length) events.selectEntity(memory.entityById.get(params.nodes[0]));
     else if (params.edges.length) events.selectFact(memory.factById.get(params.edges[0]));
     else events.selectEntity(null);
   });
-  network.on("doubleClick", (params) => {
+  canvas.on("doubleClick", (params) => {
     if (params.nodes.length) expandAround(memory.entityById.get(params.nodes[0]));
   });
-  network.on("hoverNode", () => { container.classList.add("is-pointing"); });
-  network.on("blurNode", () => { container.classList.remove("is-pointing"); });
+  canvas.on("hoverNode", () => { container.classList.add("is-pointing"); });
+  canvas.on("blurNode", () => { container.classList.remove("is-pointing"); });
 
   // Without physics vis does not fit on its own. A small graph is shown at a zoom where every
   // label is READABLE_PX or larger, and no larger than its natural size: when it does not fit
   // at that zoom, the view is centred on it and the edges are a drag away.
   function firstView() {
-    network.fit({ animation: false });
+    canvas.fit();
     if (drawnEntities.size > READABLE_LIMIT) return;
-    const fitted = network.getScale();
+    const fitted = canvas.scale();
     const scale = Math.min(Math.max(fitted, READABLE_PX / LABEL_FONT_PX), 1);
-    if (scale !== fitted) network.moveTo({ scale, position: network.getViewPosition(), animation: false });
+    if (scale !== fitted) canvas.moveTo({ scale, position: canvas.centre(), animation: false });
   }
 
   function reveal(entity) {
@@ -427,21 +412,21 @@ function createGraphView(memory, view, container, events) {
   function focus(entity, coveredRight) {
     batch(() => {
       if (!drawnEntities.has(entity.index)) reveal(entity);
-      network.selectNodes([entity.id], false);
+      canvas.select(entity.id);
     });
     const covered = coveredRight ? coveredRight() : 0;
-    network.focus(entity.id, { scale: Math.max(network.getScale(), 1.1), offset: { x: -covered / 2, y: 0 },
+    canvas.focus(entity.id, { scale: Math.max(canvas.scale(), 1.1), offset: { x: -covered / 2, y: 0 },
                                animation: { duration: 350, easingFunction: "easeInOutQuad" } });
   }
 
   // A node clicked under where the panel now lies is moved into the part of the graph left free.
   function keepLeftOf(entity, covered) {
     if (!covered || !drawnEntities.has(entity.index)) return;
-    const at = network.canvasToDOM(network.getPosition(entity.id));
+    const at = canvas.positionOnScreen(entity.id);
     const room = container.clientWidth - covered;
     if (at.x > 24 && at.x < room - 24) return;
-    const centre = network.getViewPosition(), scale = network.getScale();
-    network.moveTo({ position: { x: centre.x + (at.x - room / 2) / scale, y: centre.y },
+    const centre = canvas.centre(), scale = canvas.scale();
+    canvas.moveTo({ position: { x: centre.x + (at.x - room / 2) / scale, y: centre.y },
                      animation: { duration: 250, easingFunction: "easeInOutQuad" } });
   }
 
@@ -480,8 +465,8 @@ function createGraphView(memory, view, container, events) {
     restyle();
   }
 
-  return { network, batch, requestRedraw, restyle, reveal, expandAround, focus, keepLeftOf, hiddenNeighbours, counts, applyTheme,
+  return { network: canvas.network, batch, requestRedraw: canvas.requestRedraw, restyle, reveal, expandAround, focus, keepLeftOf, hiddenNeighbours, counts, applyTheme,
            isDrawn: (entity) => drawnEntities.has(entity.index),
            highlighted: () => highlight && { nodes: [...highlight.nodes], edges: [...highlight.edges] },
-           clearSelection: () => batch(() => network.unselectAll()) };
+           clearSelection: () => batch(() => canvas.unselectAll()) };
 }

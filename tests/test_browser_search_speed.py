@@ -165,3 +165,50 @@ def test_contested_edge_style_survives_selections_which_only_lower_their_own_lab
     assert contested() == before
     page.click("#detail-close")
     assert contested() == before
+
+
+def test_selecting_a_hub_where_links_go_unnamed_restyles_its_node_alone_and_lights_every_drawn_link(large):
+    snapshot, opened = large
+    page = opened.page
+    page.evaluate("window.memlens.selectEntityById(null)")
+    before = page.evaluate(ALL_ITEMS)
+    assert before["edges"] and all(edge["label"] == "" for edge in before["edges"])  # too many links to name
+    degree = {}
+    for edge in before["edges"]:
+        for end in (edge["from"], edge["to"]):
+            degree[end] = degree.get(end, 0) + 1
+    hub = max(degree, key=lambda end: (degree[end], end))
+    page.evaluate("(id) => window.memlens.selectEntityById(id)", hub)
+    lit = page.evaluate("window.memlens.highlighted()")
+    at_hub = [e["id"] for e in before["edges"] if hub in (e["from"], e["to"])]
+    assert sorted(lit["edges"]) == sorted(at_hub) and len(at_hub) == degree[hub]
+    during = page.evaluate(ALL_ITEMS)
+    assert [n["id"] for n, m in zip(before["nodes"], during["nodes"]) if n != m] == [hub]
+    assert during["edges"] == before["edges"]
+    page.evaluate("window.memlens.selectEntityById(null)")
+    assert page.evaluate("window.memlens.highlighted()") is None
+    assert page.evaluate(ALL_ITEMS) == before
+
+
+# How many arrow heads vis draws in one frame at `scale`, and how many edges it draws.
+ARROWS_AT = """(scale) => {
+  const network = window.memlens.network, body = network.body;
+  const kept = { scale: network.getScale(), position: network.getViewPosition() };
+  network.moveTo({ scale, animation: false });
+  const proto = Object.getPrototypeOf(body.edges[body.edgeIndices[0]]), draw = proto.drawArrows;
+  let heads = 0;
+  proto.drawArrows = function (ctx) { heads++; return draw.call(this, ctx); };
+  try { network.redraw(); } finally { proto.drawArrows = draw; }
+  network.moveTo({ ...kept, animation: false });
+  return { heads, edges: body.edgeIndices.filter((id) => body.edges[id].connected).length };
+}"""
+
+
+def test_arrow_heads_are_drawn_once_two_pixels_long_and_skipped_below(large):
+    _, opened = large
+    page = opened.page
+    page.evaluate("window.memlens.selectEntityById(null)")
+    # a head is 15 * 0.45 + 3 * width canvas units: 10.95 for a 1.4 line, 14.55 for a contested one
+    legible = page.evaluate(ARROWS_AT, 0.5)
+    assert legible["edges"] > 100 and legible["heads"] == legible["edges"]
+    assert page.evaluate(ARROWS_AT, 0.1)["heads"] == 0

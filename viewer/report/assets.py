@@ -19,22 +19,23 @@ def _pyvis_folder() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-# The page drives vis-network through a few of its internals (static/graph_view.js), so it is built
-# for one version, the one pyvis 0.3.x ships; pyproject pins pyvis to those releases.
-VIS_VERSION = "9.1.2"
+def _static_text(name: str) -> str:
+    return resources.files("memlens.static").joinpath(name).read_text(encoding="utf-8")
+
+
+# The page drives vis-network through a few of its internals, all in static/vis_adapter.js, so it is
+# built for one version, named there, the one pyvis 0.3.x ships; pyproject pins pyvis to those releases.
+VIS_VERSION = re.search(r'^const VIS_VERSION = "([^"]+)";', _static_text("vis_adapter.js"), re.MULTILINE)[1]
 VIS_DIR = _pyvis_folder() / "templates" / "lib" / f"vis-{VIS_VERSION}"
+VIS_HEADER_VERSION = re.compile(r"@version (\S+)")
 # Load order matters: later files use what earlier ones define inside the shared closure.
-SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "node_labels.js", "graph_view.js", "detail_panel.js",
-                "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
+SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "node_labels.js", "vis_adapter.js", "graph_view.js",
+                "detail_panel.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
 STYLE_FILES = ("report.css",)
 SITE_STYLE_FILES = ("report.css", "site.css")
 SITE_SCRIPT_FILES = ("dom.js", "site.js")
 # A source map comment is a load the browser may attempt; the page must attempt none.
 SOURCE_MAP = re.compile(r"^\s*//# sourceMappingURL=.*$", re.MULTILINE)
-
-
-def _static_text(name: str) -> str:
-    return resources.files("memlens.static").joinpath(name).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -44,10 +45,12 @@ def vis_network_script() -> str:
     except OSError:
         raise BundleError(f"the installed pyvis does not ship vis-network {VIS_VERSION}, which memlens is "
                           "built for (pip install 'pyvis>=0.3.2,<0.4')") from None
-    if f"@version {VIS_VERSION}" not in text[:1000]:
+    header = VIS_HEADER_VERSION.search(text[:1000])
+    if header is None or header[1] != VIS_VERSION:
         raise BundleError(f"{VIS_DIR / 'vis-network.min.js'} is not vis-network {VIS_VERSION}, which memlens "
                           "is built for (pip install 'pyvis>=0.3.2,<0.4')")
-    return SOURCE_MAP.sub("", text).rstrip() + "\n"
+    # the build does not say its version at run time; the page's adapter checks this stamp
+    return SOURCE_MAP.sub("", text).rstrip() + f'\nvis.version = "{header[1]}";\n'
 
 
 @lru_cache(maxsize=1)
