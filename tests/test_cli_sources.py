@@ -39,6 +39,22 @@ def test_view_from_another_tool_writes_a_report(cli, source, tmp_path):
     assert "unchanged" in again.output
 
 
+def test_view_from_another_tools_wal_store_leaves_nothing_beside_it(cli, source, tmp_path):
+    import sqlite3
+
+    tool, path = source
+    with sqlite3.connect(path) as conn:  # the tools keep their stores in WAL mode
+        assert conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    conn.close()
+    beside = sorted(p.name for p in path.parent.iterdir())
+    assert f"{path.name}-wal" not in beside and f"{path.name}-shm" not in beside
+    out = tmp_path / "out" / "report.html"
+    result = cli("view", "--from", tool, str(path), "--no-open", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.exists()
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(beside + ["out"])
+
+
 def test_import_copies_into_an_empty_dataset_once(cli, source):
     tool, path = source
     result = cli("import", "--from", tool, str(path), "-d", f"from-{tool}", "--json")

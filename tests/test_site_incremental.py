@@ -11,7 +11,7 @@ import pytest
 
 from memlens.store.memory import Memory
 from memlens.store.snapshot_diff import diff
-from memlens.viewer import regeneration
+from memlens.viewer.reading import carried_over
 from memlens.viewer.site import build as build_module
 from memlens.viewer.site.build import write_site
 
@@ -55,10 +55,10 @@ def regenerate(store: Path, site: Path, fresh: Path, rendered: Rendered) -> list
     with the same changes, positions and colours, into the empty folder `fresh`; returns the
     names of the entities the regeneration rendered."""
     snapshot = snapshot_of(store)
-    previous = regeneration.previous_state(site, "site")
-    arguments = {"changes": diff(previous, snapshot) if previous else None,
-                 "previous_layout": regeneration.previous_layout(site, "site"),
-                 "previous_looks": regeneration.previous_looks(site, "site")}
+    kept = carried_over(site, "site")
+    assert kept.digest and kept.notes() == ()  # everything the old site holds is carried over
+    arguments = {"changes": diff(kept.digest, snapshot), "previous_layout": kept.layout,
+                 "previous_looks": kept.looks}
     rendered.take()
     write_site(snapshot, site, **arguments)
     names = rendered.take()

@@ -69,7 +69,7 @@ def test_a_new_type_recolours_no_other_entity_page(cli, demo_site):
     after = tree(site)
 
     assert ".t-meeting-" not in before["assets/types.css"].decode() and ".t-meeting-" in after["assets/types.css"].decode()
-    assert f'class="swatch-dot t-meeting-' in after[entity_page(site, "Friday demo")].decode()
+    assert 'class="swatch-dot t-meeting-' in after[entity_page(site, "Friday demo")].decode()
     new_page = entity_page(site, "Friday demo")
     assert after.keys() - before.keys() == {new_page, "changes.html"}
     changed = {p for p in before.keys() & after.keys() if before[p] != after[p]}
