@@ -6,7 +6,6 @@ its manifest.json lists.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from os import PathLike
 from pathlib import Path
@@ -16,6 +15,7 @@ from memlens.store.errors import SnapshotAltered
 from memlens.store.snapshot_seal import check_seal
 
 from .reading import BundleUnreadable, read_bundle
+from .site.previous import file_sha256
 
 
 def verify_bundle(path: str | PathLike[str]) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def _check_manifest(site: Path, snapshot_hash: str) -> int:
         file = site / name
         if not _inside(site, file) or not file.is_file():
             raise SnapshotAltered(f"{site}: {name[:200]} is listed in the manifest but missing")
-        if "sha256:" + hashlib.sha256(file.read_bytes()).hexdigest() != expected:
+        if file_sha256(file.read_bytes()) != expected:
             raise SnapshotAltered(f"{file} differs from the sha256 its manifest lists")
     extra = sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
                    if p.is_file() and p.relative_to(site).as_posix() not in files)

@@ -9,7 +9,6 @@ crash took away between the two renames of a swap (where the file system cannot 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import multiprocessing
 import os
 import signal
@@ -22,7 +21,7 @@ from typing import Any, Callable
 from memlens.store.errors import BundleError
 
 from ..atomic import leftovers, remove, temporary_beside
-from .previous import PreviousSite
+from .previous import PreviousSite, file_sha256
 
 Emit = Callable[[str, str | bytes], None]
 Work = Callable[[list[Any], Emit], None]
@@ -109,7 +108,7 @@ class SiteFolder:
         check_inside(path)
         data = content.encode("utf-8") if isinstance(content, str) else content
         self._folder_of(path)
-        sha = "sha256:" + hashlib.sha256(data).hexdigest()
+        sha = file_sha256(data)
         self.hashes[path] = sha
         if self.previous is not None and self.previous.holds(path, sha, data):
             self.previous.link(path, data, self.root)

@@ -14,6 +14,11 @@ import os
 from pathlib import Path
 
 
+def file_sha256(data: bytes) -> str:
+    """A file's bytes as manifest.json lists them: written, carried over and verified by this."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
 class PreviousSite:
     """The old site's manifest (`files`: path -> sha256, `inputs`: entity page -> input digest)."""
 
@@ -55,7 +60,7 @@ class PreviousSite:
             data = (self.root / path).read_bytes()
         except OSError:
             return None
-        return data if "sha256:" + hashlib.sha256(data).hexdigest() == listed else None
+        return data if file_sha256(data) == listed else None
 
     def entity_files(self, page: str) -> list[str]:
         """An entity page and the pages of its own beside it (`<stem>--*.html`, see entity_plan.py)."""
