@@ -190,8 +190,8 @@ async function startReport() {
       event.preventDefault();
       showTab("timelines");
       const figure = byId("timeline-entity-" + view.selected.id);
-      unfoldTimeline(figure, view.asOfValid);
       figure.scrollIntoView({ block: "start" });
+      unfoldTimeline(figure, view.asOfValid).then(() => figure.scrollIntoView({ block: "start" }));
     }
     const unfold = event.target.closest(".tl-unfold");
     if (unfold) unfoldTimeline(unfold.closest("figure.timeline"), view.asOfValid);

@@ -21,13 +21,27 @@ function placeTimelineCursors(root, validAt) {
   }
 }
 
-// A folded timeline keeps its drawing in a <template>, outside the document: drawn on request.
-function unfoldTimeline(figure, validAt) {
-  const drawing = figure.querySelector("template.tl-drawing");
-  if (!drawing) return;
-  figure.querySelector(".tl-folded").remove();
-  figure.append(drawing.content.cloneNode(true));
-  drawing.remove();
+// A folded timeline's drawing waits in the memlens-timelines block (markup the build wrote and
+// escaped, as it wrote the rest of the page), read once, on the first unfold. DOMParser parses it as
+// the page's own markup is parsed, in a document where nothing runs; the nodes then move here.
+let drawingsRead = null;
+
+async function unfoldTimeline(figure, validAt) {
+  const button = figure.querySelector(".tl-folded");
+  if (!button) return;
+  drawingsRead = drawingsRead || readBlock("memlens-timelines").then((block) => block.drawings);
+  let markup;
+  try {
+    markup = (await drawingsRead)[figure.id];
+    if (markup === undefined) throw new Error("the page holds no drawing of it");
+  } catch (error) {
+    button.textContent = "This timeline could not be drawn (" + String(error && error.message || error) + ").";
+    return;
+  }
+  if (!figure.contains(button)) return; // unfolded meanwhile
+  const parsed = new DOMParser().parseFromString(markup, "text/html");
+  button.remove();
+  figure.append(...parsed.body.childNodes);
   figure.classList.remove("is-folded");
   placeTimelineCursors(figure, validAt);
 }

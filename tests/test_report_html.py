@@ -10,7 +10,7 @@ from viewer_fixtures import (HOSTILE_PAYLOADS, hostile_snapshot, inflated, parse
 
 from memlens.store.errors import BundleError
 from memlens.viewer.report import assets
-from memlens.viewer.report.codec import BLOCK_TYPE, BLOCKS, LEDGER_BLOCK, MAIN_BLOCK, TEXTS_BLOCK, parse_blocks
+from memlens.viewer.report.codec import BLOCK_TYPE, BLOCKS, LEDGER_BLOCK, MAIN_BLOCK, TEXTS_BLOCK, TIMELINES_BLOCK, parse_blocks
 from memlens.viewer.report.csp import source_hash
 from memlens.viewer.report.page import SnapshotFormatError, render_report
 
@@ -40,13 +40,14 @@ def csp_directives(page) -> dict[str, list[str]]:
 def test_page_is_one_file_with_inline_scripts_and_styles_only(project_html):
     page = parse_page(project_html)
     scripts = page.find_all("script")
-    assert len(scripts) == 6
+    assert len(scripts) == 7
     assert all("src" not in s.attrs for s in scripts)
     assert page.find_all("style") and not page.find_all("link")
-    assert [s.attrs.get("id") for s in scripts[:4]] == list(BLOCKS)
-    assert all(s.attrs["type"] == "application/gzip" for s in scripts[:4])
-    assert scripts[4].text == assets.vis_network_script()
-    assert "startReport" in scripts[5].text
+    # the project has more timelines than the page draws at load: the rest wait in a fifth block
+    assert [s.attrs.get("id") for s in scripts[:5]] == [*BLOCKS, TIMELINES_BLOCK]
+    assert all(s.attrs["type"] == "application/gzip" for s in scripts[:5])
+    assert scripts[5].text == assets.vis_network_script()
+    assert "startReport" in scripts[6].text
 
 
 def test_no_element_loads_from_the_web(project_html):
@@ -58,11 +59,14 @@ def test_no_element_loads_from_the_web(project_html):
     assert not any(WEB_URL.search(value) for _, _, value in loading)
 
 
-def test_inlined_css_urls_are_data_only(project_html):
+def test_inlined_css_loads_nothing_and_leaves_out_vis_icons_the_page_never_shows(project_html):
     page = parse_page(project_html)
-    urls = [url for style in page.find_all("style") for url in CSS_URL.findall(style.text)]
-    assert urls, "vis-network's css has data: images"
-    assert all(url.startswith("data:") for url in urls), urls
+    css = "".join(style.text for style in page.find_all("style"))
+    shipped = (assets.VIS_DIR / "vis-network.css").read_text(encoding="utf-8")
+    assert CSS_URL.findall(shipped), "vis-network's own css draws its buttons with data: images"
+    assert CSS_URL.findall(css) == [] and "@import" not in css
+    assert "div.vis-tooltip{" in css             # what the page does use of it is kept
+    assert len(css) < len(shipped)
 
 
 def test_vis_network_carries_no_source_map_or_remote_load():
@@ -81,7 +85,7 @@ def test_csp_forbids_everything_but_hashed_inline_code(project_html):
     # a script element runs unless its type is a data type: only ours run, each one hashed
     executable = [s for s in scripts if s.attrs.get("type", "") in ("", "text/javascript", "module")]
     data = [s for s in scripts if s.attrs.get("type") == BLOCK_TYPE]
-    assert len(executable) == 2 and len(data) == 4 and len(scripts) == 6
+    assert len(executable) == 2 and len(data) == 5 and len(scripts) == 7
     assert sorted(directives["script-src"]) == sorted(source_hash(s.text) for s in executable)
     assert not any(source_hash(s.text) in directives["script-src"] for s in data)
     styles = page.find_all("style")

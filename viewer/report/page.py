@@ -24,10 +24,10 @@ from ..model.timeline_svg import timeline_svg
 from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from . import assets
 from .csp import content_security_policy
-from .codec import Block, page_blocks
+from .codec import Block, drawings_block, page_blocks
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
-TIMELINES_DRAWN = 12       # timelines of each kind drawn at load; the others wait in <template>s
+TIMELINES_DRAWN = 12       # timelines of each kind drawn at load; the others wait in a data block
 
 
 class SnapshotFormatError(InvalidInput):
@@ -238,6 +238,10 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     functional, functional_omitted = functional_timelines(timelines)
     # a site draws every entity's timeline on the entity's own page
     per_entity, entity_omitted = ([], 0) if site else entity_timelines(timelines, layout.ranking)
+    folded = functional[TIMELINES_DRAWN:] + per_entity[TIMELINES_DRAWN:]
+    if folded:
+        drawing = environment().get_template("_timeline.html").module.timeline_drawing
+        blocks = [*blocks, drawings_block({t.anchor: str(drawing(t)) for t in folded})]
     links: Links = site.links if site else ReportLinks(index.entities, index.facts)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),
