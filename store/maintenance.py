@@ -17,7 +17,7 @@ from .errors import Ambiguous, InvalidInput, NotFound
 from .ids import SHORT, short
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: 80 bytes a candidate, not 350 (270,000 of them at 100,000 entities)
 class Candidate:
     """Something maintenance wants judged. `content` hashes what it covers, so news re-opens it."""
 

@@ -12,6 +12,7 @@ from .facts import FactInput, Outcome
 from .maintenance import Candidate
 from .opening import open_for_reading, open_for_writing
 from .timefmt import parse_instant, parse_valid_time, utc_now
+from .snapshot_seal import sealed
 
 
 class Memory:
@@ -175,3 +176,9 @@ class Memory:
 
     def snapshot(self) -> dict:
         return snapshot.build(self.conn, self.name)
+
+    def sealed_snapshot(self) -> dict:
+        """The snapshot with its seal, as a bundle carries it, made with the chain hashes the
+        ledger keeps (snapshot.build_with_chains)."""
+        built, chains = snapshot.build_with_chains(self.conn, self.name)
+        return sealed(built, chains)

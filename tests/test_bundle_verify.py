@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,23 @@ def test_what_cannot_be_verified_says_why_in_one_line(cli, demo_store, tmp_path)
         result = cli("verify", str(target))
         assert result.exit_code == 1 and expected in result.output, result.output
         assert result.output.startswith("Error: ") and len(result.output.splitlines()) == 1
+
+
+def test_a_store_seals_with_the_chain_it_keeps_which_is_the_chain_its_rows_make(demo_store, tmp_path):
+    with Memory(demo_store, readonly=True) as memory:
+        kept = memory.sealed_snapshot()
+        recomputed = sealed(memory.snapshot())
+    assert kept == recomputed and kept["seal"]["hash_of"] == "ledger"
+    assert check_seal(kept, "s")["ledger"] == len(kept["ledger"]) > 100
+    # a store whose chain column was edited behind memlens's back: its bundle fails verify, at that row
+    edited = tmp_path / "edited.sqlite"
+    edited.write_bytes(demo_store.read_bytes())
+    with sqlite3.connect(edited) as conn:
+        for (trigger,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ledger'").fetchall():
+            conn.execute(f"DROP TRIGGER {trigger}")       # what keeps the ledger insert-only, for memlens
+        seq = conn.execute("SELECT seq FROM ledger ORDER BY seq LIMIT 1 OFFSET 40").fetchone()[0]
+        conn.execute("UPDATE ledger SET chain = ? WHERE seq = ?", ("0" * 64, seq))
+    with Memory(edited, readonly=True) as memory:
+        wrong = memory.sealed_snapshot()
+    with pytest.raises(SnapshotAltered, match=f"ledger row seq {seq} .* breaks the hash chain"):
+        check_seal(wrong, "s")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.store import datasets
 from memlens.store.errors import BundleError, InvalidInput, NotFound
-from memlens.store.snapshot_seal import sealed
+from memlens.store.snapshot_seal import sealed_once
 
 from .atomic import atomic_write
 
@@ -135,7 +135,7 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     from .reading import carried_over
 
     load_writer(bundle.format)
-    snapshot = memory.snapshot()
+    snapshot = memory.sealed_snapshot()
     kept = carried_over(path, bundle.format)
     previous = kept.digest
     changes = diff(previous, snapshot) if previous and previous.get("hash") != snapshot["hash"] else None
@@ -150,8 +150,8 @@ def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dic
                  previous_looks: dict[str, "TypeLook"] | None = None) -> None:
     """`previous_layout` and `previous_looks` (see `reading.carried_over`) keep those entities where
     they were and those types' colours and shapes. The bundle carries the snapshot's seal, for
-    `memlens verify`."""
-    snapshot = sealed(snapshot)
+    `memlens verify` (made here unless the snapshot came sealed)."""
+    snapshot = sealed_once(snapshot)
     if fmt == "site":
         from memlens.viewer.site.build import write_site
 

@@ -9,7 +9,7 @@ import click
 
 from memlens.store import datasets, importers
 from memlens.store.snapshot_load import import_into
-from memlens.store.snapshot_seal import check_seal, sealed
+from memlens.store.snapshot_seal import check_seal, sealed_once
 
 from memlens.viewer import regeneration
 from memlens.viewer.atomic import atomic_write
@@ -24,7 +24,7 @@ FORMATS = ("json", "html", "site", "graphml", "gexf")
 
 def write_json(snapshot: dict, path: Path) -> None:
     """Written beside the target and moved into place, like every bundle, and sealed like one."""
-    text = json.dumps(sealed(snapshot), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    text = json.dumps(sealed_once(snapshot), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     if str(path) == "-":
         click.echo(text, nl=False)
         return
@@ -62,7 +62,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
         if source_path or deleted_text:
             raise click.UsageError("PATH and --deleted-text go with --from")
         with read_memory(db, dataset) as memory:
-            return memory.snapshot(), memory.name
+            return memory.sealed_snapshot(), memory.name
     if db or dataset:
         raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
     snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
