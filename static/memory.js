@@ -4,7 +4,7 @@
 // Every record is one object literal of a fixed shape: 300,000 facts built property by property
 // took most of a second longer. The facts' texts and the ledger have blocks of their own, read
 // when something asks for them (memory.loadTexts(), memory.loadLedger()).
-const PAGE_DATA_VERSION = "memlens-page/1";
+const PAGE_DATA_VERSION = "memlens-page/2";
 
 // A name as the store matches it (store/ids.py normalize_name): spacing collapsed, case folded.
 // Upper- then lower-casing folds as Python's casefold does where lower-casing alone does not (ß);

@@ -17,6 +17,7 @@ from viewer_fixtures import (HOSTILE_PAYLOADS, SnapshotBuilder, changed_project,
                              project_snapshot)
 
 from memlens.store import demo, importers
+from memlens.store.maintenance import content_of
 from memlens.store.snapshot_diff import digest
 from memlens.viewer.model.layout import compute_layout
 from memlens.viewer.model.link_graph import link_graph
@@ -134,7 +135,9 @@ def _irregular(data: st.DataObject, snapshot: dict[str, Any]) -> dict[str, Any]:
                    lambda r: r.update(at=""), lambda r: r.update(payload={"nested": [1, {"a": True}]}),
                    lambda r: r.update(kind=None), lambda r: r.pop("payload", None)],
         "dismissals": [lambda r: r.pop("content", None), lambda r: r.update(at=None)],
-        "maintenance": [lambda r: r.update(refs=None), lambda r: r.pop("summary", None)],
+        "maintenance": [lambda r: r.update(refs=None), lambda r: r.pop("summary", None),
+                        lambda r: r.update(content=None), lambda r: r.update(content=7),
+                        lambda r: r.update(content="sha256:" + "0" * 64)],
     }
     snapshot = copy.deepcopy(snapshot)
     for part, edits in changes.items():
@@ -174,6 +177,26 @@ def test_the_irregular_records_are_kept_whole_and_the_regular_ones_are_not():
     assert irregular["memlens-facts"]["raw"] == [[3, snapshot["facts"][3]]]
     assert irregular["memlens-ledger"]["raw"] == [[5, snapshot["ledger"][5]]]
     assert_exact(decode(irregular), snapshot)
+
+
+def test_a_worklist_rows_content_is_left_out_where_it_is_derived_and_read_back_in_either_version():
+    snapshot = project_snapshot()
+    rows = snapshot["maintenance"]
+    assert rows and all(row["content"] == content_of(row["refs"]) for row in rows)
+    rows[0]["content"] = "sha256:" + "0" * 64           # not what maintenance would make: kept as it is
+    blocks = page_blocks(snapshot, compute_layout(link_graph(snapshot)), show_superseded=False)
+    parsed = parse_blocks("".join(b.__html__() for b in blocks).encode(), "page")
+    contents = parsed["memlens-data"]["worklist"]["content"]
+    assert contents == [rows[0]["content"]] + [None] * (len(rows) - 1)
+    assert_exact(decode(parsed), snapshot)
+    # a memlens-page/1 report spelled every content out, and a None meant None
+    older = copy.deepcopy(parsed)
+    for block in older.values():
+        block["version"] = "memlens-page/1"
+    older["memlens-data"]["worklist"]["content"] = [row["content"] for row in rows]
+    assert_exact(decode(older), snapshot)
+    older["memlens-data"]["worklist"]["content"][1] = None
+    assert decode(older)["maintenance"][1]["content"] is None
 
 
 # -- real snapshots --------------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ The blocks are built for the browser and lose nothing:
   as steps from the row before, and each row's reference count instead of where its references end.
 - Entity and fact ids are packed (`entityIds`, the facts' `ids`): the base64 of each uuid's 16
   bytes, and [index, id] for any id that is no uuid.
-- A fact whose history is one open version equal to the fact itself (most facts) has history null.
+- A fact whose history is one open version equal to the fact itself (most facts) has history null,
+  and a worklist row whose content is maintenance.content_of(its refs) (every row maintenance
+  makes) has content null (from memlens-page/2; the decoder here still reads /1).
 - `meta` is the snapshot's top level (format, dataset, hash, ontology, stats, ...) as it is, and
   `keys` the order of the snapshot's keys.
 - A record those columns cannot say exactly (a reference to an id the snapshot lacks, a time that
@@ -48,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import orjson
 
 from memlens.store.errors import BundleError
+from memlens.store.maintenance import content_of
 
 from ..model.columns import FACT_FIELDS, Columns
 from ..model.palette import TypeLook
@@ -57,7 +60,9 @@ from ..model.worklist import dismissal_groups, worklist_groups
 if TYPE_CHECKING:  # numpy comes with the layout; reading a report back needs neither
     from ..model.layout import Layout
 
-PAGE_DATA_VERSION = "memlens-page/1"
+PAGE_DATA_VERSION = "memlens-page/2"
+# what the decoder here also reads: /1 said every worklist row's content (/2 leaves out what it derives)
+READABLE_VERSIONS = ("memlens-page/1", PAGE_DATA_VERSION)
 DRAW_LIMIT = 1500   # nodes drawn at first; vis-network stays fluid below this, the rest is on demand
 MERGED_OFFSET = 36.0
 # the ids of the page elements that hold the data: the facts, their texts and the ledger have blocks of their own
@@ -421,7 +426,22 @@ def _worklist_columns(records: list[dict[str, Any]], ix: _Indexes, inexact: _Ine
     inexact.shape(records, WORKLIST_FIELDS, read)
     refs, counts = _reference_columns(read["refs"], ix, inexact)
     return {"key": list(read["key"]), "kind": list(read["kind"]), "summary": list(read["summary"]),
-            "refs": refs, "refsCount": counts, "content": list(read["content"])}
+            "refs": refs, "refsCount": counts, "content": _underived(read["content"], read["refs"], inexact)}
+
+
+def _underived(contents: tuple[Any, ...], refs: tuple[Any, ...], inexact: _Inexact) -> list[Any]:
+    """Each worklist row's content, None where it is what maintenance makes of its refs (content_of:
+    64 random hex digits a row, a quarter of the worklist's JSON and most of its compressed size);
+    the decoders derive it again. A row whose content is no text is kept whole in `raw`."""
+    inexact.unless_type(contents, str)
+    kept = []
+    for content, ids in zip(contents, refs):
+        try:
+            derived = content == content_of(list(ids))
+        except TypeError:  # refs that are not all text: a hand-made snapshot's
+            derived = False
+        kept.append(None if derived else content)
+    return kept
 
 
 def maintenance_groups(snapshot: dict[str, Any]) -> dict[str, list[list[Any]]]:
@@ -599,11 +619,20 @@ def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bo
                 type_looks: dict[str, TypeLook] | None = None) -> list[Block]:
     """The blocks as page elements. Each block's JSON is written as soon as its rows exist and
     compressed in a worker thread (zlib lets go of the interpreter while it works), so a block is
-    compressed while the next one is built and while the rest of the page is rendered."""
+    compressed while the next one is built and while the rest of the page is rendered. A block's
+    JSON is written only once the one before is compressed, so one block's JSON is alive at a time
+    (at 100,000 entities the texts' JSON waited beside the facts': the export's peak, 1.63 GB)."""
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-gzip")
+    compressing: list[Future[str]] = []
+
+    def encode(model: dict[str, Any]) -> Future[str]:
+        if compressing:
+            compressing[-1].result()
+        compressing.append(worker.submit(_compressed, _json(model)))
+        return compressing[-1]
+
     try:
-        texts = _models(snapshot, layout, show_superseded, entity_pages, fact_columns, type_looks,
-                        lambda model: worker.submit(_compressed, _json(model)))
+        texts = _models(snapshot, layout, show_superseded, entity_pages, fact_columns, type_looks, encode)
     finally:
         worker.shutdown(wait=False)
     return [Block(name, text) for name, text in texts.items()]
@@ -611,9 +640,9 @@ def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bo
 
 def drawings_block(drawings: dict[str, str]) -> Block:
     """The folded timelines' drawings (figure id -> its markup) as TIMELINES_BLOCK: as markup they
-    were a quarter of a 10,000-entity report (1.44 of 5.2 MB), compressed they are an eighth of that
-    (zlib's level 9: 204 KB of base64 against 247 at level 4)."""
-    return Block(TIMELINES_BLOCK, _compressed(_json({"version": PAGE_DATA_VERSION, "drawings": drawings}), 9))
+    were a quarter of a 10,000-entity report (1.44 of 5.2 MB), compressed they are a sixth of that
+    (zlib's level 9 would save 43 KB more for 60 ms more)."""
+    return Block(TIMELINES_BLOCK, _compressed(_json({"version": PAGE_DATA_VERSION, "drawings": drawings})))
 
 
 def _json(model: dict[str, Any]) -> bytes:
@@ -627,8 +656,8 @@ def _json(model: dict[str, Any]) -> bytes:
                           allow_nan=False).encode()
 
 
-def _compressed(data: bytes, level: int = COMPRESSION_LEVEL) -> str:
-    deflate = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+def _compressed(data: bytes) -> str:
+    deflate = zlib.compressobj(COMPRESSION_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
     body = deflate.compress(data) + deflate.flush()
     trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
     return base64.b64encode(_GZIP_HEADER + body + trailer).decode("ascii")
@@ -711,7 +740,9 @@ class _Reader:
     def worklist(self, fact_ids: list[Any]) -> list[dict[str, Any]]:
         columns = self.main["worklist"]
         refs = self._references(columns["refs"], columns["refsCount"], fact_ids)
-        rows = [{"key": key, "kind": kind, "summary": summary, "refs": named, "content": content}
+        derives = self.main.get("version") != "memlens-page/1"
+        rows = [{"key": key, "kind": kind, "summary": summary, "refs": named,
+                 "content": content_of(named) if content is None and derives else content}
                 for key, kind, summary, named, content in zip(columns["key"], columns["kind"], columns["summary"],
                                                               refs, columns["content"], strict=True)]
         return _with_raw(rows, self.main["raw"]["maintenance"])
@@ -824,7 +855,7 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = BLOCKS) -> dic
         except ValueError as exc:  # orjson.JSONDecodeError is one
             raise BundleUnreadable(f"{path}: its {name} block is damaged: {exc}") from None
         version = block.get("version") if isinstance(block, dict) else None
-        if version != PAGE_DATA_VERSION:
+        if version not in READABLE_VERSIONS:
             raise BundleUnreadable(f"{path}: its {name} block is {str(version)[:40]!r}, but this memlens "
                                    f"reads {PAGE_DATA_VERSION!r} (a report from another memlens version?)")
         blocks[name] = block
