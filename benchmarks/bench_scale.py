@@ -37,7 +37,7 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -757,6 +757,26 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def run_each(runs: list[tuple[str, Any]], bench: Callable[[Any], Any], show: Callable[[Any, Any], None],
+             browser: Browser | None, temporary: tempfile.TemporaryDirectory | None) -> list[Any]:
+    """`bench` each run in turn, its table shown as soon as it is done; the browser and the
+    temporary folder are let go whatever happens. `runs`: (label, run) pairs."""
+    results = []
+    try:
+        for label, run in runs:
+            started = time.perf_counter()
+            results.append(bench(run))
+            log(f"[{label}] done in {time.perf_counter() - started:.0f} s")
+            show(run, results[-1])
+            sys.stdout.flush()
+    finally:
+        if browser is not None:
+            browser.close()
+        if temporary is not None:
+            temporary.cleanup()
+    return results
+
+
 def bench_size(size: int, args: argparse.Namespace, work: Path, browser: Browser | None,
                memoose: tuple[list[str], str] | None) -> dict[str, Any]:
     store_figures = prepare_store(work, size, args.superseded_share)
@@ -834,19 +854,9 @@ def main() -> None:
     temporary = None if args.work else tempfile.TemporaryDirectory(prefix="memlens-scale-")
     work = args.work.resolve() if args.work else Path(temporary.name)
     work.mkdir(parents=True, exist_ok=True)
-    results: dict[int, dict[str, Any]] = {}
-    try:
-        for size in sizes:
-            started = time.perf_counter()
-            results[size] = bench_size(size, args, work, browser, memoose)
-            log(f"[{size:,}] done in {time.perf_counter() - started:.0f} s")
-            print_table(size, results[size])
-            sys.stdout.flush()
-    finally:
-        if browser is not None:
-            browser.close()
-        if temporary is not None:
-            temporary.cleanup()
+    results = dict(zip(sizes, run_each([(f"{size:,}", size) for size in sizes],
+                                        lambda size: bench_size(size, args, work, browser, memoose),
+                                        print_table, browser, temporary)))
     print()
     print_growth(results)
     print("ratios: the other tool's figure over memlens's; above 1, the other tool takes longer or more.")

@@ -40,7 +40,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bench_scale import AS_OF, CHROMIUM, MEMLENS_SEARCH, REDRAW, Browser, median_of, remove, run_measured  # noqa: E402
+from bench_scale import (AS_OF, CHROMIUM, MEMLENS_SEARCH, REDRAW, Browser, log, median_of, remove,  # noqa: E402
+                         run_each, run_measured)
 from shape_snapshots import SHAPES  # noqa: E402
 
 from memlens.store.memory import Memory  # noqa: E402
@@ -78,10 +79,6 @@ SELECT = """async ({ id }) => {
 }"""
 
 DOM_NODES = "() => document.getElementsByTagName('*').length"
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 # -- the store -----------------------------------------------------------------------------------
@@ -414,19 +411,9 @@ def main() -> None:
     args.work = (args.work or Path(temporary.name)).resolve()
     args.work.mkdir(parents=True, exist_ok=True)
     browser = None if args.skip_browser or not os.path.exists(CHROMIUM) else Browser()
-    results = []
-    try:
-        for name, entities in runs:
-            started = time.perf_counter()
-            results.append(bench_shape(name, entities, args, browser))
-            log(f"[{name}-{entities}] done in {time.perf_counter() - started:.0f} s")
-            print_shape(results[-1])
-            sys.stdout.flush()
-    finally:
-        if browser is not None:
-            browser.close()
-        if temporary is not None:
-            temporary.cleanup()
+    results = run_each([(f"{name}-{entities}", (name, entities)) for name, entities in runs],
+                       lambda run: bench_shape(*run, args, browser), lambda _, result: print_shape(result),
+                       browser, temporary)
     print_matrix(results)
     if args.json_out:
         args.json_out.write_text(json.dumps(results, indent=1, default=str))
