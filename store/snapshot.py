@@ -143,11 +143,22 @@ def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_json: Futur
             {k: row[k] for k in ("key", "kind", "content", "reason", "actor", "at")}
             for row in conn.execute("SELECT * FROM dismissals ORDER BY at, n")
         ],
-        "ledger": json.loads(ledger_json.result() or ledger.rows_json(conn)),
+        "ledger": _shared_words(json.loads(ledger_json.result() or ledger.rows_json(conn))),
     }
     snapshot["stats"] = stats_of(snapshot)
     snapshot["maintenance"] = [c.as_dict() for c in maintenance.worklist_of_snapshot(snapshot)]
     return snapshot
+
+
+def _shared_words(rows: list[dict]) -> list[dict]:
+    """The ledger's rows with one string for each time, actor, action and kind (the JSON parser
+    makes one per row): freed before the facts are read, that memory holds them."""
+    same = {}.setdefault
+    for row in rows:
+        at, actor, action, kind = row["at"], row["actor"], row["action"], row["kind"]
+        row["at"], row["actor"] = same(at, at), same(actor, actor)
+        row["action"], row["kind"] = same(action, action), same(kind, kind)
+    return rows
 
 
 def _contradictions(conn: sqlite3.Connection) -> list[dict]:
