@@ -47,7 +47,7 @@ class SiteFolder:
         self.root = root
         self.previous = previous
         self.hashes: dict[str, str] = {}
-        self.inputs: dict[str, str] = {}   # entity page -> digest of what it is made from
+        self.inputs: dict[str, str] = {}   # entity or ledger page -> digest of what it is made from
         self._made: set[str] = set()
 
     def split(self, items: list[Any], work: Work) -> None:
@@ -80,9 +80,9 @@ class SiteFolder:
         self.inputs.update(inputs)
 
     def reuse(self, page: str, digest: str) -> bool:
-        """Record that the entity page `page` (and its pages of its own) is made from inputs whose
-        digest is `digest`; True when the previous site's were the same and its files are whole,
-        which are then carried over and need not be rendered."""
+        """Record that the page `page` (with an entity's, its pages of its own) is made from inputs
+        whose digest is `digest`; True when the previous site's were the same and its files are
+        whole, which are then carried over and need not be rendered."""
         self.inputs[page] = digest
         previous = self.previous
         if previous is None or previous.inputs.get(page) != digest:

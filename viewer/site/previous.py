@@ -20,7 +20,7 @@ def file_sha256(data: bytes) -> str:
 
 
 class PreviousSite:
-    """The old site's manifest (`files`: path -> sha256, `inputs`: entity page -> input digest)."""
+    """The old site's manifest (`files`: path -> sha256, `inputs`: entity or ledger page -> input digest)."""
 
     def __init__(self, root: Path, files: dict[str, str], inputs: dict[str, str]) -> None:
         self.root = root
