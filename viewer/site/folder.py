@@ -45,6 +45,7 @@ class SiteFolder:
 
     def __init__(self, root: Path, previous: PreviousSite | None = None) -> None:
         self.root = root
+        self._prefix = str(root) + os.sep   # paths joined as text, as in PreviousSite
         self.previous = previous
         self.hashes: dict[str, str] = {}
         self.inputs: dict[str, str] = {}   # entity or ledger page -> digest of what it is made from
@@ -94,7 +95,7 @@ class SiteFolder:
         for path, data in found:
             assert data is not None
             self._folder_of(path)
-            previous.link(path, data, self.root)
+            previous.link(path, data, self._prefix)
             self.hashes[path] = previous.files[path]
         return True
 
@@ -111,10 +112,10 @@ class SiteFolder:
         sha = file_sha256(data)
         self.hashes[path] = sha
         if self.previous is not None and self.previous.holds(path, sha, data):
-            self.previous.link(path, data, self.root)
+            self.previous.link(path, data, self._prefix)
             return
         # os.open/os.write: three system calls a file, where open() adds an fstat and an isatty
-        handle = os.open(self.root / path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        handle = os.open(self._prefix + path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             view = memoryview(data)
             while view:
