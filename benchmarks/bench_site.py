@@ -18,13 +18,15 @@ from pathlib import Path
 
 BUDGETS = {"full_s": 25.0, "disk_gb": 1.0, "one_fact_s": 5.0}
 
-# regenerate() as `memlens maintain` calls it: the snapshot, then the site (timed together)
+# regenerate() as `memlens maintain` calls it: the snapshot, then the site (timed together), and
+# without the cyclic collector, as the command runs
 STEP = r"""
-import json, resource, sys, time
+import gc, json, resource, sys, time
 from pathlib import Path
 from memlens.store.memory import Memory
 from memlens.viewer import regeneration
 store, site = sys.argv[1:3]
+gc.disable()  # as every memlens command runs (viewer/cli/app.py), `memlens maintain` among them
 regeneration.load_writer("site")
 started = time.perf_counter()
 with Memory(Path(store)) as memory:

@@ -242,7 +242,7 @@ def test_a_failure_mid_build_leaves_the_previous_site_whole_and_no_temp_dirs(tmp
     target = write_site(changed.old, tmp_path / "memory")
     before = tree(target)
 
-    def explode(self, emit):
+    def explode(self, emit, reuse=None):
         raise RuntimeError("disk gone half way")
 
     # entity pages are already written when the ledger pages fail

@@ -151,3 +151,50 @@ def test_an_unreadable_manifest_means_everything_is_written_fresh(cli, demo, tmp
     assert json.loads((site / "manifest.json").read_text(encoding="utf-8"))["hash"] == snapshot["hash"]
     assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
 
+
+
+def test_a_new_write_renders_only_the_ledgers_last_page_and_index_and_carries_the_others(cli, demo, tmp_path,
+                                                                                        monkeypatch):
+    monkeypatch.setattr(build_module, "LEDGER_PAGE_SIZE", 20)   # the demo's ledger on several pages
+    rendered_pages: list[int] = []   # 0: ledger/index.html, N: ledger/page-N.html
+    real = build_module.SiteBuild.render
+
+    def counting(self, template, **context):
+        if template == "site_ledger.html":
+            rendered_pages.append(context["number"])
+        return real(self, template, **context)
+
+    monkeypatch.setattr(build_module.SiteBuild, "render", counting)
+    site = write_site(snapshot_of(demo), tmp_path / "site")
+    pages = -(-len(snapshot_of(demo)["ledger"]) // 20)
+    assert sorted(rendered_pages) == list(range(pages + 1)) and pages > 5
+    before = tree(site)
+
+    assert cli("remember", "--db", str(demo), "Dana Okafor --uses--> Docker Compose", "-e", "user said so").exit_code == 0
+    snapshot = snapshot_of(demo)
+    assert -(-len(snapshot["ledger"]) // 20) == pages   # the write's rows fit on the last page
+    kept = carried_over(site, "site")
+    rendered_pages.clear()
+    write_site(snapshot, site, changes=diff(kept.digest, snapshot), previous_layout=kept.layout,
+               previous_looks=kept.looks)
+    assert sorted(rendered_pages) == [0, pages]
+    after = tree(site)
+    assert {p for p in after if p.startswith("ledger/") and before.get(p) != after[p]} == \
+        {"ledger/index.html", f"ledger/page-{pages}.html"}
+    write_site(snapshot, tmp_path / "fresh", changes=diff(kept.digest, snapshot), previous_layout=kept.layout,
+               previous_looks=kept.looks)
+    assert after == tree(tmp_path / "fresh")
+
+
+def test_a_ledger_page_that_gains_a_newer_one_is_rendered_again(cli, demo, tmp_path, monkeypatch):
+    rows = len(snapshot_of(demo)["ledger"])
+    monkeypatch.setattr(build_module, "LEDGER_PAGE_SIZE", rows)   # the old ledger fills its one page exactly
+    site = write_site(snapshot_of(demo), tmp_path / "site")
+    assert set(p for p in tree(site) if p.startswith("ledger/")) == {"ledger/index.html", "ledger/page-1.html"}
+
+    assert cli("remember", "--db", str(demo), "Dana Okafor --uses--> Docker Compose", "-e", "user said so").exit_code == 0
+    snapshot = snapshot_of(demo)
+    write_site(snapshot, site)
+    assert 'rel="next"' in (site / "ledger/page-1.html").read_text(encoding="utf-8")   # it links page 2 now
+    assert (site / "ledger/page-2.html").is_file()
+    assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))

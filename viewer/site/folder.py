@@ -45,9 +45,10 @@ class SiteFolder:
 
     def __init__(self, root: Path, previous: PreviousSite | None = None) -> None:
         self.root = root
+        self._prefix = str(root) + os.sep   # paths joined as text, as in PreviousSite
         self.previous = previous
         self.hashes: dict[str, str] = {}
-        self.inputs: dict[str, str] = {}   # entity page -> digest of what it is made from
+        self.inputs: dict[str, str] = {}   # entity or ledger page -> digest of what it is made from
         self._made: set[str] = set()
 
     def split(self, items: list[Any], work: Work) -> None:
@@ -80,9 +81,9 @@ class SiteFolder:
         self.inputs.update(inputs)
 
     def reuse(self, page: str, digest: str) -> bool:
-        """Record that the entity page `page` (and its pages of its own) is made from inputs whose
-        digest is `digest`; True when the previous site's were the same and its files are whole,
-        which are then carried over and need not be rendered."""
+        """Record that the page `page` (with an entity's, its pages of its own) is made from inputs
+        whose digest is `digest`; True when the previous site's were the same and its files are
+        whole, which are then carried over and need not be rendered."""
         self.inputs[page] = digest
         previous = self.previous
         if previous is None or previous.inputs.get(page) != digest:
@@ -94,7 +95,7 @@ class SiteFolder:
         for path, data in found:
             assert data is not None
             self._folder_of(path)
-            previous.link(path, data, self.root)
+            previous.link(path, data, self._prefix)
             self.hashes[path] = previous.files[path]
         return True
 
@@ -111,10 +112,10 @@ class SiteFolder:
         sha = file_sha256(data)
         self.hashes[path] = sha
         if self.previous is not None and self.previous.holds(path, sha, data):
-            self.previous.link(path, data, self.root)
+            self.previous.link(path, data, self._prefix)
             return
         # os.open/os.write: three system calls a file, where open() adds an fstat and an isatty
-        handle = os.open(self.root / path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        handle = os.open(self._prefix + path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             view = memoryview(data)
             while view:

@@ -1,6 +1,7 @@
-"""One digest per entity of everything its pages are made from, so a regeneration renders again
-only the entities whose pages could differ: rendering is most of what a site costs, and one new
-fact changes two entities' pages.
+"""One digest per entity (and per ledger page) of everything its pages are made from, so a
+regeneration renders again only the pages that could differ: rendering is most of what a site
+costs, and one new fact changes two entities' pages and the ledger's last page. A ledger page
+shows its rows, each digested as an entity page's provenance rows are.
 
 An entity's pages show its own record, its facts (each as a card, on its timeline and in its
 history), the names and pages of what those facts and their supersessions and contradictions
@@ -17,7 +18,7 @@ import hashlib
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Iterable
 
 from memlens.store.snapshot import memlens_version
 
@@ -98,6 +99,14 @@ class PageInputs:
         digest = hashlib.sha256((self.texts["ledger"][index] + repr(resolved)).encode()).digest()
         self._rows[index] = digest
         return digest
+
+    def ledger_page(self, number: int, pages: int, rows: Iterable[int]) -> str:
+        """The digest of ledger page `number` of `pages`, which shows `rows` (its pager links
+        the next page only when there is one)."""
+        digest = hashlib.sha256(self.base + f"ledger page {number}{'' if number == pages else ' and newer'}".encode())
+        for index in rows:
+            digest.update(self.ledger_row(index))
+        return digest.hexdigest()[:32]
 
     def entity(self, entity: dict[str, Any], plan: EntityPlan, ledger_rows: list[int]) -> str:
         """The digest of what the pages of `entity` (laid out by `plan`) are made from."""
