@@ -53,6 +53,17 @@ def test_a_superseded_relation_keeps_its_successor_reason_and_valid_time(store):
     assert old["retired_at"] == old["history"][-1]["from"] > old["recorded_at"]
 
 
+def test_a_reason_or_evidence_held_as_a_blob_reads_as_its_text(tmp_path):
+    path = tmp_path / "blobs.sqlite"
+    ids = build_memoose(path)
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("UPDATE relations SET supersession_reason = ?, evidence = ? WHERE id = ?",
+                     ("moved to globex".encode(), b"user said \xff", ids["acme"]))
+    old = facts_by_id(read_snapshot("memoose", path))[ids["acme"]]
+    assert old["status"] == "superseded" and old["reason"] == "moved to globex"
+    assert old["evidence"] == ["user said \ufffd"]          # not UTF-8: the byte is replaced, not b'...'
+
+
 def test_an_older_value_that_arrived_late_is_history_not_the_present(store):
     snapshot, ids = store
     late = facts_by_id(snapshot)[ids["initech"]]

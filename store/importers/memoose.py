@@ -192,7 +192,7 @@ def _live_fact(row: Any, history: list[_Event]) -> FactRecord:
         earlier, present = _lives(history, created)
         states = _earlier_life(earlier) + [State(created, "current", **valid)] + _replayed(present, created, valid)
         if superseded:
-            final = State("", "superseded", text_of(superseded_by) or None, supersession_reason, **valid)
+            final = State("", "superseded", text_of(superseded_by) or None, text_of(supersession_reason) or None, **valid)
         else:
             final = State("", "current", **valid)
         if not states[-1].same_as(final):

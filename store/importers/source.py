@@ -169,7 +169,12 @@ def valid_time_of(value: Any) -> str | None:
 
 
 def text_of(value: Any) -> str:
-    return "" if value is None else str(value)
+    """A cell as text: a BLOB (bytes) as the UTF-8 it most likely holds, not Python's b'...'."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
 
 
 def number_or(value: Any, default: float) -> float:
