@@ -1,18 +1,22 @@
 """`Memory`: one dataset, opened; every write is one transaction with its ledger rows."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from . import (contradictions, corrections, datasets, entities, forgetting, functional, hooks, ingest, ledger,
                maintenance, merging, ontology, reads, search, snapshot)
-from .db import default_actor, write
+from .db import Tx, default_actor, write
+from .errors import Conflict
 from .facts import FactInput, Outcome
 from .maintenance import Candidate
 from .opening import open_for_reading, open_for_writing
 from .timefmt import parse_instant, parse_valid_time, utc_now
 from .snapshot_seal import sealed
+from .temporaries import leftovers, remove, temporary_beside
 
 
 class Memory:
@@ -33,7 +37,19 @@ class Memory:
         self.path = Path(path)
         self.actor = actor or default_actor()
         self.clock = clock
-        self.conn = open_for_reading(self.path) if readonly else open_for_writing(self.path, create=create)
+        # A new store is made beside its path and moved there when its first write commits, so a
+        # first write that fails (a typo in a fact) leaves nothing, and no process finds it half made.
+        self._unpublished: Path | None = None
+        if readonly:
+            self.conn = open_for_reading(self.path)
+        elif create and not self.path.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            for leftover in leftovers(self.path):
+                remove(leftover)
+            self._unpublished = temporary_beside(self.path)
+            self.conn = open_for_writing(self._unpublished)
+        else:
+            self.conn = open_for_writing(self.path, create=create)
 
     @property
     def name(self) -> str:
@@ -41,6 +57,9 @@ class Memory:
 
     def close(self) -> None:
         self.conn.close()
+        if self._unpublished is not None:  # never written: the store is not made
+            _remove_store_files(self._unpublished)
+            self._unpublished = None
 
     def __enter__(self) -> "Memory":
         return self
@@ -48,8 +67,35 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _write(self):
-        return write(self.conn, self.actor, self.clock)
+    def _write(self) -> AbstractContextManager[Tx]:
+        return self.writing()
+
+    @contextmanager
+    def writing(self, actor: str | None = None) -> Iterator[Tx]:
+        """One write transaction, as `actor` (default: the memory's); every write goes through here,
+        which makes a new store appear at its path once its first write has committed."""
+        with write(self.conn, actor or self.actor, self.clock) as tx:
+            yield tx
+        if self._unpublished is not None:
+            self._publish()
+
+    def _publish(self) -> None:
+        """Move the new store, its first write committed, to its path; refused if another process
+        made a store there meanwhile (that one is kept, this write is not)."""
+        made, self._unpublished = self._unpublished, None
+        assert made is not None
+        self.conn.close()  # the last connection: SQLite folds its log into the file and removes it
+        try:
+            os.link(made, self.path)  # never over a file: a link to an existing name fails
+            lost = False
+        except FileExistsError:
+            lost = True
+        finally:
+            _remove_store_files(made)
+        self.conn = open_for_writing(self.path, create=False)  # the next write goes to the store there
+        if lost:
+            raise Conflict(f"{self.path} was made by another process at the same moment; this write was not "
+                           "kept: run it again")
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -182,3 +228,8 @@ class Memory:
         ledger keeps (snapshot.build_with_chains)."""
         built, chains = snapshot.build_with_chains(self.conn, self.name)
         return sealed(built, chains)
+
+
+def _remove_store_files(path: Path) -> None:
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+        remove(name)

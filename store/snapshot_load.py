@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import ledger, search
-from .db import Tx, write
+from .db import Tx
 from .errors import Conflict, InvalidInput, StoreUnreadable
 from .ids import normalize_name, usable_id
 from .memory import Memory
@@ -37,7 +37,7 @@ def load_into(memory: Memory, snapshot: dict[str, Any], *, source: str) -> dict[
     _check_shape(snapshot)
     actor = f"import:{source}"
     try:
-        with write(memory.conn, actor, memory.clock) as tx:
+        with memory.writing(actor) as tx:
             _refuse_unless_empty(tx, memory.name)
             # The snapshot's own record times are kept; the import itself happens after all of them.
             tx.at = max(tx.at, snapshot["generated_at"], *(row["at"] for row in snapshot["ledger"]))
@@ -51,16 +51,9 @@ def load_into(memory: Memory, snapshot: dict[str, Any], *, source: str) -> dict[
 
 
 def import_into(path: Path, snapshot: dict[str, Any], *, source: str) -> dict[str, Any]:
-    """`load_into` the dataset at `path`, made if absent; a failure removes the file if it made it."""
-    made = not path.exists()
-    try:
-        with Memory(path) as memory:
-            return load_into(memory, snapshot, source=source)
-    except BaseException:
-        if made:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-        raise
+    """`load_into` the dataset at `path`, made if absent (a failed import makes nothing: see Memory)."""
+    with Memory(path) as memory:
+        return load_into(memory, snapshot, source=source)
 
 
 def _refuse_unless_empty(tx: Tx, dataset: str) -> None:

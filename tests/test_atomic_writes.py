@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from viewer_fixtures import project_snapshot
 
-from memlens.viewer.atomic import MARK, atomic_write, leftovers, temporary_beside
+from memlens.store.temporaries import MARK, leftovers, temporary_beside
+from memlens.viewer.atomic import atomic_write
 from memlens.viewer.cli.progress import Progress
 from memlens.viewer.site import folder
 from memlens.viewer.site.build import write_site

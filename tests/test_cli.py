@@ -66,8 +66,11 @@ def test_remember_reads_json_lines_from_stdin_in_one_transaction(cli):
     bad = lines + "\n" + json.dumps({"subject": "carol", "relation": "knows", "object": "dave"})
     result = cli("remember", "--stdin", "-d", "other", input=bad)
     assert result.exit_code == 1 and "Error:" in result.output and "carol" in result.output
-    assert cli("stats", "-d", "other", "--json").exit_code == 0
-    assert json.loads(cli("stats", "-d", "other", "--json").stdout)["facts"] == 0
+    # nothing of the batch was written, so the new dataset was not made either
+    stats = cli("stats", "-d", "other", "--json")
+    assert stats.exit_code == 1 and "no store at" in stats.output
+    assert cli("remember", "--stdin", "-d", "other", input=lines).exit_code == 0
+    assert json.loads(cli("stats", "-d", "other", "--json").stdout)["facts"] == 2
 
 
 def test_a_stdin_batch_is_summed_up_by_outcome_and_listed_on_request(cli):

@@ -1,61 +1,18 @@
 """Writing a file the one way memlens writes files: under a temporary name beside the target,
 flushed to disk, then renamed over it, so a crash never leaves half a file where the old one was.
 
-Temporaries are named `.<target name>.memlens-<pid>-<random>.tmp`: a killed process cannot clean
-up after itself, so the next write of the same target removes what a process that is gone left
-behind. (Sites use the same names for their build and retired folders; see site/folder.py.)
+Temporaries are named as store/temporaries.py names them: a killed process cannot clean up after
+itself, so the next write of the same target removes what a process that is gone left behind.
+(Sites use the same names for their build and retired folders; see site/folder.py.)
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import re
-import secrets
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-MARK = "memlens"
-_LEFTOVER = re.compile(rf"\.{MARK}-(?P<pid>\d+)-[0-9a-f]{{8}}\.(?:tmp|old)$")
-
-
-def temporary_beside(target: Path, suffix: str = ".tmp") -> Path:
-    """A fresh name beside `target` that says whose it is (memlens, this process)."""
-    return target.parent / f".{target.name}.{MARK}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
-
-
-def leftovers(target: Path) -> list[Path]:
-    """Temporaries of `target` whose writing process is gone (killed before it could clean up)."""
-    found = []
-    for entry in target.parent.glob(f".{glob.escape(target.name)}.{MARK}-*"):
-        match = _LEFTOVER.search(entry.name)
-        if match and entry.name.startswith(f".{target.name}.") and not _running(int(match["pid"])):
-            found.append(entry)
-    return sorted(found)
-
-
-def remove(path: Path) -> None:
-    """Remove a file or a folder of ours; never follows a symlink into somewhere else."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    except OverflowError:
-        return False
-    return True
-
+from memlens.store.temporaries import leftovers, remove, temporary_beside
 
 def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[str], *,
                  mode: int | None = None) -> Path:

@@ -36,7 +36,7 @@ from markupsafe import Markup
 
 from memlens.store.snapshot import memlens_version
 
-from ..atomic import remove
+from memlens.store.temporaries import remove
 from ..model.changes import changes_view
 from ..model.layout import compute_layout
 from ..model.link_graph import link_graph

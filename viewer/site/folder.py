@@ -1,7 +1,7 @@
 """The folder a site is built in: files written inside it only, hashed for the manifest, and the
 finished folder swapped in where the previous site was.
 
-The build folder and the retired one are named like every memlens temporary (see atomic.py), so a
+The build folder and the retired one are named like every memlens temporary (store/temporaries.py), so a
 later build of the same site removes what a killed one left, and puts back a previous site that a
 crash took away between the two renames of a swap (where the file system cannot exchange them).
 """
@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from memlens.store.errors import BundleError
 
-from ..atomic import leftovers, remove, temporary_beside
+from memlens.store.temporaries import leftovers, remove, temporary_beside
 from .previous import PreviousSite, file_sha256
 
 Emit = Callable[[str, str | bytes], None]

@@ -1,0 +1,79 @@
+"""A new store appears at its path only when its first write has committed: a first write that fails
+leaves nothing behind, and two processes making the same store never lose a write silently."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memlens.store.errors import Conflict
+from memlens.store.facts import FactInput
+from memlens.store.memory import Memory
+from memlens.store.temporaries import MARK
+
+
+def fact(subject: str = "alice", obj: str = "acme") -> FactInput:
+    return FactInput(subject, "works_at", obj, "Person", "Organization")
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("args", [
+    ["alice --works_at--> acme"],                                     # new entities without a type
+    ["alice:Person --works_at--> acme:Organization", "--valid-from", "soon"],
+])
+def test_a_first_remember_that_fails_leaves_no_file(cli, tmp_path, args):
+    store = tmp_path / "new.sqlite"
+    result = cli("remember", "--db", str(store), *args)
+    assert result.exit_code == 1 and result.output.startswith("Error: ")
+    assert listing(tmp_path) == []
+    # the same fact, written right, makes the store
+    result = cli("remember", "--db", str(store), "alice:Person --works_at--> acme:Organization")
+    assert result.exit_code == 0, result.output
+    assert store.is_file() and not [n for n in listing(tmp_path) if MARK in n]
+    with Memory(store, readonly=True) as memory:
+        assert memory.stats()["facts"] == 1
+
+
+def test_a_store_opened_for_writing_and_never_written_is_not_made(tmp_path):
+    store = tmp_path / "deep" / "new.sqlite"
+    with Memory(store) as memory:
+        assert memory.stats()["facts"] == 0                  # readable meanwhile, as an empty store
+    assert not store.exists() and listing(store.parent) == []
+    with Memory(store) as memory:
+        memory.remember([fact()])
+        assert store.is_file()                               # there as soon as the write committed
+        memory.remember([fact("bob")])                       # and written in place from then on
+    with Memory(store, readonly=True) as memory:
+        assert memory.stats()["facts"] == 2
+
+
+def test_two_writers_making_one_store_keep_the_first_and_refuse_the_second(tmp_path):
+    store = tmp_path / "new.sqlite"
+    first, second = Memory(store), Memory(store)
+    try:
+        first.remember([fact("alice")])
+        with pytest.raises(Conflict, match="made by another process at the same moment"):
+            second.remember([fact("bob")])
+        second.remember([fact("carol")])                      # run again, it lands in the store there
+    finally:
+        first.close()
+        second.close()
+    with Memory(store, readonly=True) as memory:
+        assert [e["name"] for e in memory.snapshot()["entities"]] == ["acme", "alice", "carol"]
+    assert "new.sqlite" in listing(tmp_path) and not [n for n in listing(tmp_path) if MARK in n]
+
+
+def test_what_a_killed_maker_left_is_cleared_by_the_next(tmp_path):
+    store = tmp_path / "new.sqlite"
+    dead = 2 ** 22 + 7                                        # no such process
+    left = [tmp_path / f".new.sqlite.{MARK}-{dead}-0123abcd.tmp{end}" for end in ("", "-wal", "-shm")]
+    for path in left:
+        path.write_bytes(b"half")
+    alive = tmp_path / f".new.sqlite.{MARK}-1-0123abcd.tmp"   # pid 1 runs: not ours to clear
+    alive.write_bytes(b"busy")
+    with Memory(store) as memory:
+        memory.remember([fact()])
+    assert listing(tmp_path) == sorted([alive.name, "new.sqlite"])
