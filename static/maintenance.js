@@ -1,6 +1,7 @@
 // The maintenance panel: the build rendered each kind's first rows; "Show more" pages in the next
-// rows of that group from the data block, MAINTENANCE_PAGE at a time, so no click renders the
-// 30,000 rows of a memory without evidence at once.
+// rows of that group from the memlens-maintenance block (read on the first click, not before the
+// first draw), MAINTENANCE_PAGE at a time, so no click renders the 30,000 rows of a memory without
+// evidence at once.
 const MAINTENANCE_PAGE = 100;
 
 function createMaintenance(memory, panel) {
@@ -15,20 +16,32 @@ function createMaintenance(memory, panel) {
       el("td", { className: "time" }, el("time", { datetime: row[3] }, shortTime(row[3])))),
   };
 
-  function rowsOf(group) {
-    const found = memory.maintenance[group.dataset.list].find(([kind]) => kind === group.dataset.kind);
+  async function rowsOf(group) {
+    const lists = await memory.loadMaintenance();
+    const found = lists[group.dataset.list].find(([kind]) => kind === group.dataset.kind);
     return found ? found[1] : [];
   }
 
-  function showMore(group) {
+  async function showMore(group) {
+    const button = group.querySelector(".maint-show-more");
+    button.disabled = true; // one page at a time, however fast the clicks
+    let rows;
+    try {
+      rows = await rowsOf(group);
+    } catch (error) {
+      group.querySelector(".maint-more").firstChild.textContent =
+        "The rest could not be read (" + String(error && error.message || error) + "). ";
+      return;
+    } finally {
+      button.disabled = false;
+    }
     const body = group.querySelector("tbody");
-    const rows = rowsOf(group);
     const shown = body.rows.length;
     body.append(...rows.slice(shown, shown + MAINTENANCE_PAGE).map(render[group.dataset.list]));
     const note = group.querySelector(".maint-more");
     const now = body.rows.length;
     note.firstChild.textContent = now.toLocaleString("en") + " of " + rows.length.toLocaleString("en") + " shown. ";
-    group.querySelector(".maint-show-more").hidden = now >= rows.length;
+    button.hidden = now >= rows.length;
   }
 
   for (const button of panel.querySelectorAll(".maint-show-more")) {

@@ -159,8 +159,8 @@ function namedTarget(action, payload) {
 }
 
 // The maintenance panel's groups list their rows by index (codec.py maintenance_groups); a row is
-// built from the worklist or dismissal columns as the panel shows it: [key, summary, refs] and
-// [key, reason, actor, at].
+// built from the worklist or dismissal columns of the memlens-maintenance block as the panel shows
+// it: [key, summary, refs] and [key, reason, actor, at].
 function decodeMaintenance(raw) {
   const w = raw.worklist, d = raw.dismissals;
   const text = (value) => (value === null || value === undefined ? "" : String(value));
@@ -200,7 +200,7 @@ async function loadMemory() {
   let ledger = null;
   let ledgerRead = null;
   let textsRead = null;
-  let maintenance = null;
+  let maintenanceRead = null;
   return {
     meta: raw.meta,
     types: raw.types,
@@ -209,8 +209,11 @@ async function loadMemory() {
     entities,
     facts,
     contradictions,
-    // [kind, rows] pairs for the worklist and the dismissals, built the first time a group pages in
-    get maintenance() { return maintenance || (maintenance = decodeMaintenance(raw)); },
+    // [kind, rows] pairs for the worklist and the dismissals, read the first time a group pages in
+    loadMaintenance() {
+      maintenanceRead = maintenanceRead || readBlock("memlens-maintenance").then(decodeMaintenance);
+      return maintenanceRead;
+    },
     // the facts' descriptions and evidence (null until read), which only the detail panel shows
     loadTexts() {
       textsRead = textsRead || readBlock("memlens-texts").then((texts) => {

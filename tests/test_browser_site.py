@@ -191,6 +191,7 @@ def test_the_changes_panel_shows_counts_and_links_into_the_graph(browser, report
         page = opened.page
         page.locator(".changes-banner a").click()
         panel = page.locator("#panel-changes")
+        panel.wait_for(state="visible")               # the page follows the link's hashchange, an event later
         assert panel.is_visible() and page.locator("#panel-graph").is_hidden()
         text = panel.inner_text()
         assert "added\n2" in text and "superseded\n1" in text and "forgotten\n1" in text

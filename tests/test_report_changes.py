@@ -38,9 +38,11 @@ def test_the_page_data_holds_what_the_next_diff_needs(tmp_path, changed):
     assert previous == digest(changed.new)
     assert "carol's private note" not in json.dumps(previous)  # a digest carries no text at all
     page = parse_page(path.read_text(encoding="utf-8"))
-    # the digest is read from the snapshot's four blocks; the fifth holds folded timelines' drawings
+    # the digest is read from the first two of the snapshot's five blocks; the sixth holds folded
+    # timelines' drawings
     assert [s.attrs["id"] for s in page.find_all("script", type="application/gzip")] == [
-        "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger", "memlens-timelines"]
+        "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger", "memlens-maintenance",
+        "memlens-timelines"]
 
 
 def test_regeneration_reads_the_digest_back_and_diffs_against_it(tmp_path, changed):

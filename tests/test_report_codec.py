@@ -22,8 +22,8 @@ from memlens.store.snapshot_diff import digest
 from memlens.viewer.model.layout import compute_layout
 from memlens.viewer.model.link_graph import link_graph
 from memlens.viewer.reading import BundleUnreadable, read_bundle, read_digest
-from memlens.viewer.report.codec import (PAGE_DATA_VERSION, decode, decode_digest, page_blocks, parse_blocks,
-                                         read_report)
+from memlens.viewer.report.codec import (PAGE_DATA_VERSION, Block, _compressed, decode, decode_digest, page_blocks,
+                                         parse_blocks, read_report)
 from memlens.viewer.report.page import render_report
 from memlens.viewer.report.write import write_report
 from memlens.viewer.site.build import write_site
@@ -186,17 +186,23 @@ def test_a_worklist_rows_content_is_left_out_where_it_is_derived_and_read_back_i
     rows[0]["content"] = "sha256:" + "0" * 64           # not what maintenance would make: kept as it is
     blocks = page_blocks(snapshot, compute_layout(link_graph(snapshot)), show_superseded=False)
     parsed = parse_blocks("".join(b.__html__() for b in blocks).encode(), "page")
-    contents = parsed["memlens-data"]["worklist"]["content"]
+    contents = parsed["memlens-maintenance"]["worklist"]["content"]
     assert contents == [rows[0]["content"]] + [None] * (len(rows) - 1)
+    assert not set(parsed["memlens-data"]) & {"worklist", "dismissals", "maintenance"}
     assert_exact(decode(parsed), snapshot)
-    # a memlens-page/1 report spelled every content out, and a None meant None
+    # a memlens-page/1 report kept the lists in its main block and spelled every content out
     older = copy.deepcopy(parsed)
+    older["memlens-data"].update((name, older["memlens-maintenance"][name])
+                                 for name in ("worklist", "dismissals", "maintenance"))
+    del older["memlens-maintenance"]
     for block in older.values():
         block["version"] = "memlens-page/1"
     older["memlens-data"]["worklist"]["content"] = [row["content"] for row in rows]
     assert_exact(decode(older), snapshot)
-    older["memlens-data"]["worklist"]["content"][1] = None
+    older["memlens-data"]["worklist"]["content"][1] = None           # and a None meant None
     assert decode(older)["maintenance"][1]["content"] is None
+    page = "".join(Block(name, _compressed(json.dumps(block).encode())).__html__() for name, block in older.items())
+    assert_exact(decode(parse_blocks(page.encode(), "old.html")), snapshot | {"maintenance": decode(older)["maintenance"]})
 
 
 # -- real snapshots --------------------------------------------------------------------------------------

@@ -2,9 +2,11 @@
 
 A report carries the snapshot it was rendered from in four blocks, `<script type="application/gzip"
 id=... data-encoding="base64">` elements whose text is the base64 of a deterministic gzip of one
-JSON object: MAIN_BLOCK (everything but the facts and the ledger), FACTS_BLOCK, TEXTS_BLOCK (the
-facts' descriptions and evidence, which the page reads after its first draw) and LEDGER_BLOCK (read
-when the provenance tab is first shown). Every block carries `"version": PAGE_DATA_VERSION`, which
+JSON object: MAIN_BLOCK (everything but the facts, the ledger and the maintenance lists),
+FACTS_BLOCK, TEXTS_BLOCK (the facts' descriptions and evidence, which the page reads after its first
+draw), LEDGER_BLOCK (read when the provenance tab is first shown) and MAINTENANCE_BLOCK (the worklist
+and the dismissals, read when the maintenance panel pages in more rows: at 100,000 entities without
+evidence they were 38 of the main block's 41 MB of JSON, parsed before the first draw). Every block carries `"version": PAGE_DATA_VERSION`, which
 both decoders check. A fifth, TIMELINES_BLOCK, is no part of the snapshot: the drawings of the
 timelines the page shows folded (anchor -> markup), which it draws on request.
 
@@ -61,13 +63,17 @@ if TYPE_CHECKING:  # numpy comes with the layout; reading a report back needs ne
     from ..model.layout import Layout
 
 PAGE_DATA_VERSION = "memlens-page/2"
-# what the decoder here also reads: /1 said every worklist row's content (/2 leaves out what it derives)
-READABLE_VERSIONS = ("memlens-page/1", PAGE_DATA_VERSION)
+# what the decoder here also reads: /1 said every worklist row's content (/2 leaves out what it
+# derives) and kept the maintenance lists in the main block
+FIRST_VERSION = "memlens-page/1"
+READABLE_VERSIONS = (FIRST_VERSION, PAGE_DATA_VERSION)
 DRAW_LIMIT = 1500   # nodes drawn at first; vis-network stays fluid below this, the rest is on demand
 MERGED_OFFSET = 36.0
 # the ids of the page elements that hold the data: the facts, their texts and the ledger have blocks of their own
 MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK = "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger"
-BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK)
+MAINTENANCE_BLOCK = "memlens-maintenance"
+BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK, MAINTENANCE_BLOCK)
+MAINTENANCE_LISTS = ("worklist", "dismissals", "maintenance")   # MAINTENANCE_BLOCK's (in memlens-page/1, the main block's)
 TIMELINES_BLOCK = "memlens-timelines"
 BLOCK_TYPE = "application/gzip"
 # zlib's level 4: at 100,000 entities the blocks are 23.4 MB in 1.0 s of CPU; level 6, 22.3 MB in
@@ -547,8 +553,12 @@ def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, en
     ledger_block = _ledger_columns(read.ledger, records, ix, inexact["ledger"])
     ledger_block.update(version=PAGE_DATA_VERSION, raw=inexact["ledger"].raw(records))
     ledger_block = encode(ledger_block)
-    dismissals = _dismissal_columns(snapshot.get("dismissals", []), inexact["dismissals"])
-    worklist = _worklist_columns(snapshot.get("maintenance", []), ix, inexact["maintenance"])
+    maintenance_block = encode({
+        "version": PAGE_DATA_VERSION,
+        "dismissals": _dismissal_columns(snapshot.get("dismissals", []), inexact["dismissals"]),
+        "worklist": _worklist_columns(snapshot.get("maintenance", []), ix, inexact["maintenance"]),
+        "maintenance": maintenance_groups(snapshot),
+    })
     main = {
         "version": PAGE_DATA_VERSION,
         "meta": {key: value for key, value in snapshot.items() if key not in LISTS},
@@ -567,16 +577,14 @@ def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, en
         "entityIds": _packed_ids(read.entities["id"]),
         "entities": entities,
         "contradictions": contradictions,
-        "dismissals": dismissals,
-        "worklist": worklist,
-        "maintenance": maintenance_groups(snapshot),
         "raw": {part: inexact[part].raw(snapshot.get(part, []))
                 for part in ("entities", "contradictions", "dismissals", "maintenance")},
         "overview": _overview(snapshot, ix, layout),
         "drawLimit": DRAW_LIMIT,
         "showSuperseded": show_superseded,
     }
-    return {MAIN_BLOCK: encode(main), FACTS_BLOCK: fact_block, TEXTS_BLOCK: texts_block, LEDGER_BLOCK: ledger_block}
+    return {MAIN_BLOCK: encode(main), FACTS_BLOCK: fact_block, TEXTS_BLOCK: texts_block, LEDGER_BLOCK: ledger_block,
+            MAINTENANCE_BLOCK: maintenance_block}
 
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
@@ -684,8 +692,9 @@ def _decompressed(text: bytes) -> bytes:
 class _Reader:
     """Reads records back out of the blocks; an index of -1 reads None (the lists end with None)."""
 
-    def __init__(self, main: dict[str, Any]) -> None:
+    def __init__(self, main: dict[str, Any], maintenance: dict[str, Any] | None = None) -> None:
         self.main = main
+        self.lists = main if maintenance is None else maintenance   # memlens-page/1 kept them in main
         self.times = [*main["times"], None]
         self.entity_ids = [*_unpacked_ids(main["entityIds"]), None]
 
@@ -733,14 +742,14 @@ class _Reader:
         return _with_raw(rows, self.main["raw"]["contradictions"])
 
     def dismissals(self) -> list[dict[str, Any]]:
-        columns = self.main["dismissals"]
+        columns = self.lists["dismissals"]
         rows = [dict(zip(DISMISSAL_FIELDS, values)) for values in zip(*(columns[n] for n in DISMISSAL_FIELDS), strict=True)]
         return _with_raw(rows, self.main["raw"]["dismissals"])
 
     def worklist(self, fact_ids: list[Any]) -> list[dict[str, Any]]:
-        columns = self.main["worklist"]
+        columns = self.lists["worklist"]
         refs = self._references(columns["refs"], columns["refsCount"], fact_ids)
-        derives = self.main.get("version") != "memlens-page/1"
+        derives = self.main.get("version") != FIRST_VERSION
         rows = [{"key": key, "kind": kind, "summary": summary, "refs": named,
                  "content": content_of(named) if content is None and derives else content}
                 for key, kind, summary, named, content in zip(columns["key"], columns["kind"], columns["summary"],
@@ -775,7 +784,7 @@ def _with_raw(records: list[Any], raw: list[list[Any]]) -> list[Any]:
 def decode(blocks: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The snapshot the blocks (as `page_data` makes them, or as read back) were made from, exactly."""
     main = blocks[MAIN_BLOCK]
-    reader = _Reader(main)
+    reader = _Reader(main, blocks.get(MAINTENANCE_BLOCK))
     fact_ids = _unpacked_ids(blocks[FACTS_BLOCK]["ids"])
     lists = {"entities": reader.entities,
              "facts": lambda: reader.facts(blocks[FACTS_BLOCK], blocks[TEXTS_BLOCK], fact_ids),
@@ -846,6 +855,8 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = BLOCKS) -> dic
         found[name] = match.group(2)
     blocks = {}
     for name in names:
+        if name == MAINTENANCE_BLOCK and name not in found and blocks.get(MAIN_BLOCK, {}).get("version") == FIRST_VERSION:
+            continue  # memlens-page/1 kept the maintenance lists in the main block
         if name not in found:
             older = b'<script type="application/json" id="memlens-data">' in page
             raise BundleUnreadable(f"{path} was written by an older memlens; its data cannot be read back" if older
