@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -67,9 +67,6 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _write(self) -> AbstractContextManager[Tx]:
-        return self.writing()
-
     @contextmanager
     def writing(self, actor: str | None = None) -> Iterator[Tx]:
         """One write transaction, as `actor` (default: the memory's); every write goes through here,
@@ -90,6 +87,10 @@ class Memory:
             lost = False
         except FileExistsError:
             lost = True
+        except OSError:  # a file system without hard links: a rename, over nothing that is there now
+            lost = self.path.exists()
+            if not lost:
+                os.rename(made, self.path)
         finally:
             _remove_store_files(made)
         self.conn = open_for_writing(self.path, create=False)  # the next write goes to the store there
@@ -107,55 +108,55 @@ class Memory:
         each: Callable[[Outcome], None] | None = None,
     ) -> list[Outcome]:
         """Assert facts, all or none; `each` hears of every fact as it is written (for progress)."""
-        with self._write() as tx:
+        with self.writing() as tx:
             return ingest.remember(tx, items, override_forgotten=override_forgotten, each=each)
 
     def describe(self, name: str, description: str) -> str:
-        with self._write() as tx:
+        with self.writing() as tx:
             return entities.describe(tx, name, description)
 
     def declare_functional(self, relation: str) -> list[str]:
-        with self._write() as tx:
+        with self.writing() as tx:
             return functional.declare(tx, relation)
 
     def add_type(self, name: str) -> str:
-        with self._write() as tx:
+        with self.writing() as tx:
             return ontology.add_type(tx, name)
 
     def supersede(self, old: str, new: str, reason: str) -> tuple[str, str]:
-        with self._write() as tx:
+        with self.writing() as tx:
             return corrections.supersede(tx, old, new, reason)
 
     def restore(self, ref: str, reason: str) -> list[str]:
-        with self._write() as tx:
+        with self.writing() as tx:
             return corrections.restore(tx, ref, reason)
 
     def retract(self, ref: str, reason: str) -> str:
-        with self._write() as tx:
+        with self.writing() as tx:
             return corrections.retract(tx, ref, reason)
 
     def contest(self, a: str, b: str, reason: str, confidence: float = 0.5) -> str:
-        with self._write() as tx:
+        with self.writing() as tx:
             return contradictions.contest(tx, a, b, reason, confidence)
 
     def dismiss(self, key: str, reason: str) -> Candidate:
-        with self._write() as tx:
+        with self.writing() as tx:
             return maintenance.dismiss(tx, key, reason)
 
     def merge(self, keep: str, drop: str) -> dict[str, str]:
-        with self._write() as tx:
+        with self.writing() as tx:
             return merging.merge(tx, keep, drop)
 
     def forget_fact(self, ref: str, *, with_orphans: bool = False) -> forgetting.FactForgotten:
         """Forget a fact; `with_orphans` also forgets the entities only it named, in the same write."""
-        with self._write() as tx:
+        with self.writing() as tx:
             forgotten = forgetting.forget_fact(tx, ref, with_orphans=with_orphans)
             search.purge_deleted_text(tx.conn)
         self._flush_erased_pages()
         return forgotten
 
     def forget_entity(self, name_or_id: str) -> tuple[str, list[str]]:
-        with self._write() as tx:
+        with self.writing() as tx:
             forgotten = forgetting.forget_entity(tx, name_or_id)
             search.purge_deleted_text(tx.conn)
         self._flush_erased_pages()

@@ -77,3 +77,17 @@ def test_what_a_killed_maker_left_is_cleared_by_the_next(tmp_path):
     with Memory(store) as memory:
         memory.remember([fact()])
     assert listing(tmp_path) == sorted([alive.name, "new.sqlite"])
+
+
+def test_where_the_file_system_has_no_hard_links_the_store_is_renamed_into_place(tmp_path, monkeypatch):
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")      # what a FAT or some FUSE mounts say
+
+    monkeypatch.setattr("memlens.store.memory.os.link", no_links)
+    store = tmp_path / "new.sqlite"
+    with Memory(store) as memory:
+        memory.remember([fact()])
+        memory.remember([fact("bob")])
+    with Memory(store, readonly=True) as memory:
+        assert memory.stats()["facts"] == 2
+    assert not [n for n in listing(tmp_path) if MARK in n]
