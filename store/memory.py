@@ -7,6 +7,11 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # not a POSIX system
+    fcntl = None  # type: ignore[assignment]
+
 from . import (contradictions, corrections, datasets, entities, forgetting, functional, hooks, ingest, ledger,
                maintenance, merging, ontology, reads, search, snapshot)
 from .db import Tx, default_actor, write
@@ -70,15 +75,32 @@ class Memory:
     @contextmanager
     def writing(self, actor: str | None = None) -> Iterator[Tx]:
         """One write transaction, as `actor` (default: the memory's); every write goes through here,
-        which makes a new store appear at its path once its first write has committed."""
+        which makes a new store appear at its path once its first write has committed.
+
+        Processes making stores in one folder take turns (a lock on the folder) from the first
+        write to its store's move into place; one that finds a store made meanwhile writes there."""
+        if self._unpublished is not None:
+            with _making_stores_in(self.path.parent):
+                if not self.path.exists():
+                    with write(self.conn, actor or self.actor, self.clock) as tx:
+                        yield tx
+                    self._publish()
+                    return
+                self._adopt()
         with write(self.conn, actor or self.actor, self.clock) as tx:
             yield tx
-        if self._unpublished is not None:
-            self._publish()
+
+    def _adopt(self) -> None:
+        """Another process made the store since this one was opened: drop ours, unwritten, for it."""
+        made, self._unpublished = self._unpublished, None
+        assert made is not None
+        self.conn.close()
+        _remove_store_files(made)
+        self.conn = open_for_writing(self.path, create=False)
 
     def _publish(self) -> None:
-        """Move the new store, its first write committed, to its path; refused if another process
-        made a store there meanwhile (that one is kept, this write is not)."""
+        """Move the new store, its first write committed, to its path; refused if a store is there
+        all the same (made by a process that does not take turns: that one is kept, this write is not)."""
         made, self._unpublished = self._unpublished, None
         assert made is not None
         self.conn.close()  # the last connection: SQLite folds its log into the file and removes it
@@ -234,3 +256,17 @@ class Memory:
 def _remove_store_files(path: Path) -> None:
     for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
         remove(name)
+
+
+@contextmanager
+def _making_stores_in(folder: Path) -> Iterator[None]:
+    """An exclusive lock on `folder` (flock on the folder itself: no lock file to leave behind)."""
+    if fcntl is None:  # no flock here: a store made meanwhile is refused by the move instead
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # which lets the lock go

@@ -20,8 +20,7 @@ WRITER = textwrap.dedent("""
 
 
 def test_two_processes_writing_200_facts_each_lose_nothing(tmp_path):
-    path = tmp_path / "shared.sqlite"
-    Memory(path).close()  # created once, so neither writer races the schema
+    path = tmp_path / "shared.sqlite"  # not there yet: the two writers make it together
     writers = [
         subprocess.Popen([sys.executable, "-c", WRITER, str(path), name], stderr=subprocess.PIPE, text=True)
         for name in ("left", "right")

@@ -50,20 +50,35 @@ def test_a_store_opened_for_writing_and_never_written_is_not_made(tmp_path):
         assert memory.stats()["facts"] == 2
 
 
-def test_two_writers_making_one_store_keep_the_first_and_refuse_the_second(tmp_path):
+def test_two_makers_of_one_store_take_turns_and_both_writes_land(tmp_path):
+    store = tmp_path / "new.sqlite"
+    first, second = Memory(store), Memory(store)          # both opened before either wrote
+    try:
+        first.remember([fact("alice")])
+        second.remember([fact("bob")])                    # finds the store made meanwhile, writes there
+    finally:
+        first.close()
+        second.close()
+    with Memory(store, readonly=True) as memory:
+        assert [e["name"] for e in memory.snapshot()["entities"]] == ["acme", "alice", "bob"]
+    assert "new.sqlite" in listing(tmp_path) and not [n for n in listing(tmp_path) if MARK in n]
+
+
+def test_without_folder_locks_a_store_made_meanwhile_refuses_the_write_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr("memlens.store.memory.fcntl", None)
     store = tmp_path / "new.sqlite"
     first, second = Memory(store), Memory(store)
     try:
-        first.remember([fact("alice")])
-        with pytest.raises(Conflict, match="made by another process at the same moment"):
-            second.remember([fact("bob")])
+        with pytest.raises(Conflict, match="was made by another process at the same moment"):
+            with second.writing():                            # second writes its own new store ...
+                first.remember([fact("alice")])               # ... while first makes and moves in its
         second.remember([fact("carol")])                      # run again, it lands in the store there
     finally:
         first.close()
         second.close()
     with Memory(store, readonly=True) as memory:
         assert [e["name"] for e in memory.snapshot()["entities"]] == ["acme", "alice", "carol"]
-    assert "new.sqlite" in listing(tmp_path) and not [n for n in listing(tmp_path) if MARK in n]
+    assert not [n for n in listing(tmp_path) if MARK in n]
 
 
 def test_what_a_killed_maker_left_is_cleared_by_the_next(tmp_path):
