@@ -25,6 +25,7 @@ function missingInternals(network) {
     "body.edgeIndices": Array.isArray(body.edgeIndices),
     "renderer._drawArrows": network.renderer && typeof network.renderer._drawArrows === "function",
     "body.view.scale": body.view && typeof body.view.scale === "number",
+    "renderer.redrawRequested": network.renderer && typeof network.renderer.redrawRequested === "boolean",
   };
   return Object.keys(checks).filter((name) => !checks[name]);
 }
@@ -55,11 +56,17 @@ function createVisAdapter(container) {
     held = true;
     emitNow("_blockRedraw");
   }
+  // vis forgets, when redraws are allowed again, a frame it had already asked for, and asks for
+  // another on the next request: two whole draws in one frame. A click on a node did that on every
+  // selection (vis asks for a frame when it selects, before the page's batch). Redraws are held only
+  // within one task, so a frame asked for before the hold has not run yet and is kept as the one.
   function releaseRedraws() {
     held = false;
     if (drawnChanged) emitNow("_dataChanged"); // which goes on to "_dataUpdated"
     drawnChanged = false;
+    const asked = network.renderer.redrawRequested;
     emitNow("_allowRedraw");
+    network.renderer.redrawRequested = asked;
   }
   function deferWalks(emitter) {
     emitNow = emitter.emit.bind(emitter);

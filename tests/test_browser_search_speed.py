@@ -212,3 +212,38 @@ def test_arrow_heads_are_drawn_once_two_pixels_long_and_skipped_below(large):
     legible = page.evaluate(ARROWS_AT, 0.5)
     assert legible["edges"] > 100 and legible["heads"] == legible["edges"]
     assert page.evaluate(ARROWS_AT, 0.1)["heads"] == 0
+
+
+
+# Counts vis's draws from here on; the centre of the node on the page, to click at.
+COUNT_DRAWS_AND_FIND = """(id) => {
+  const network = window.memlens.network;
+  window.__draws = 0;
+  network.on("afterDrawing", () => { window.__draws++; });
+  const at = network.canvasToDOM(network.getPosition(id));
+  const box = document.querySelector("#graph canvas").getBoundingClientRect();
+  return { x: box.left + at.x, y: box.top + at.y };
+}"""
+
+DRAWS_TWO_FRAMES_LATER = """async () => {
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  return window.__draws;
+}"""
+
+
+def test_a_click_on_a_node_selects_it_and_draws_the_graph_once(large):
+    _, opened = large
+    page = opened.page
+    page.evaluate("window.memlens.selectEntityById(null)")
+    shown = page.evaluate("window.memlens.network.body.data.nodes.getIds({ filter: (n) => !n.hidden })")
+    links = page.evaluate("(ids) => ids.map((id) => window.memlens.network.getConnectedEdges(id).length)", shown)
+    target = max(zip(links, shown))[1]
+    page.evaluate("""(id) => window.memlens.network.moveTo({ position: window.memlens.network.getPosition(id),
+                                                              scale: 1, animation: false })""", target)
+    page.wait_for_timeout(300)
+    spot = page.evaluate(COUNT_DRAWS_AND_FIND, target)
+    page.mouse.click(spot["x"], spot["y"])
+    draws = page.evaluate(DRAWS_TWO_FRAMES_LATER)
+    assert page.evaluate("window.memlens.view.selected.id") == target
+    assert target in page.evaluate("window.memlens.highlighted()")["nodes"]
+    assert draws == 1  # vis's own frame for the selection, with the page's changes in it
