@@ -52,7 +52,7 @@ function createDetailPanel(memory, view, panel, actions) {
     if (!RETIRED.has(state.status)) return null;
     return el("div", { className: "retired-box" },
       el("p", null, state.status === "superseded" ? "superseded" : "retracted",
-         state.supersededBy ? [" by ", factRef(state.supersededBy)] : null),
+         state.supersededByFact ? [" by ", factRef(state.supersededByFact)] : null),
       state.reason ? el("p", { className: "retired-reason" }, "reason: ", state.reason) : null);
   }
 

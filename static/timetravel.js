@@ -3,16 +3,13 @@
 // index, so "from <= T < to" is an integer comparison.
 const RETIRED = new Set(["superseded", "retracted"]);
 
+// A fact's state at record time `at`: its status, supersededByFact, reason, validFrom and validTo,
+// read from the fact itself (now) or from its version then, not copied: a view change asks this of
+// every fact of a hub and of the memory (56,000 and 300,000 at 100,000 entities).
 function factStateAt(fact, at) {
-  if (at === null) {
-    return { status: fact.status, supersededBy: fact.supersededByFact, reason: fact.reason,
-             validFrom: fact.validFrom, validTo: fact.validTo };
-  }
+  if (at === null) return fact;
   for (const version of fact.history) {
-    if (version.from <= at && (version.to === -1 || at < version.to)) {
-      return { status: version.status, supersededBy: version.supersededByFact, reason: version.reason,
-               validFrom: version.validFrom, validTo: version.validTo };
-    }
+    if (version.from <= at && (version.to === -1 || at < version.to)) return version;
   }
   return null; // not yet recorded at that time
 }
@@ -23,6 +20,7 @@ function entityExistsAt(entity, at) {
 }
 
 function openContradictionsAt(fact, at) {
+  if (!fact.contradictionList.length) return fact.contradictionList; // most facts: no new array
   return fact.contradictionList.filter((c) =>
     at === null ? c.resolvedAt === -1 : c.recordedAt <= at && (c.resolvedAt === -1 || c.resolvedAt > at));
 }
