@@ -346,6 +346,7 @@ function createGraphView(memory, view, container, events) {
                     edges: (drawnFactsOf.get(selected.index) || [])
                       .filter((f) => liveFacts.has(f.index) || retiredInVis.has(f.index)).map((f) => f.id) };
     }
+    canvas.drawOver(highlight ? highlight.nodes : [], highlight ? highlight.edges : []);
     if (previous !== null || highlight !== null) canvas.requestRedraw();
   }
 
@@ -357,7 +358,7 @@ function createGraphView(memory, view, container, events) {
     ctx.fillStyle = theme.background;
     ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
     ctx.restore();
-    canvas.drawAgain(ctx, highlight.nodes, highlight.edges);
+    canvas.drawAgain(ctx);
   }
 
   theme = themeColors();
