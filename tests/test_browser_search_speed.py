@@ -249,31 +249,38 @@ def test_a_click_on_a_node_selects_it_and_draws_the_graph_once(large):
     assert draws == 1  # vis's own frame for the selection, with the page's changes in it
 
 
-# How many times one frame draws each edge, by id.
-EDGE_DRAWS = """() => {
+# How many times one frame draws each edge and each node, by id.
+ITEM_DRAWS = """() => {
   const network = window.memlens.network, body = network.body;
-  const proto = Object.getPrototypeOf(body.edges[body.edgeIndices[0]]), draw = proto.draw;
-  const times = {};
-  proto.draw = function (ctx) { times[this.id] = (times[this.id] || 0) + 1; return draw.call(this, ctx); };
-  try { network.redraw(); } finally { proto.draw = draw; }
+  const counted = (items, ids) => Object.getPrototypeOf(items[ids[0]]);
+  const protos = [counted(body.edges, body.edgeIndices), counted(body.nodes, body.nodeIndices)];
+  const times = { edges: {}, nodes: {} }, draws = protos.map((proto) => proto.draw);
+  protos.forEach((proto, i) => {
+    const into = i ? times.nodes : times.edges;
+    proto.draw = function (ctx) { into[this.id] = (into[this.id] || 0) + 1; return draws[i].call(this, ctx); };
+  });
+  try { network.redraw(); } finally { protos.forEach((proto, i) => { proto.draw = draws[i]; }); }
   return times;
 }"""
 
 
-def test_a_selections_links_are_drawn_once_a_frame_over_the_veil(large):
+def test_a_selections_neighbourhood_is_drawn_once_a_frame_over_the_veil(large):
     _, opened = large
     page = opened.page
     page.evaluate("window.memlens.selectEntityById(null)")
     page.evaluate("window.memlens.network.fit({ animation: false })")
-    unselected = page.evaluate(EDGE_DRAWS)
-    assert len(unselected) > 100 and set(unselected.values()) == {1}
+    unselected = page.evaluate(ITEM_DRAWS)
+    assert len(unselected["edges"]) > 100 and set(unselected["edges"].values()) == {1}
+    assert len(unselected["nodes"]) > 100 and set(unselected["nodes"].values()) == {1}
     hub = page.evaluate("""() => { const data = window.memlens.network.body.data.edges.get(), degree = {};
         for (const e of data) for (const end of [e.from, e.to]) degree[end] = (degree[end] || 0) + 1;
         return Object.keys(degree).sort((a, b) => degree[b] - degree[a])[0]; }""")
     page.evaluate("(id) => window.memlens.selectEntityById(id)", hub)
     page.wait_for_timeout(500)  # the focus animation
     page.evaluate("window.memlens.network.fit({ animation: false })")
-    lit = set(page.evaluate("window.memlens.highlighted()")["edges"])
-    selected = page.evaluate(EDGE_DRAWS)
-    assert len(lit) > 20 and lit <= set(selected)
-    assert set(selected.values()) == {1} and set(selected) == set(unselected)  # each once: the lit ones over the veil
+    lit = page.evaluate("window.memlens.highlighted()")
+    selected = page.evaluate(ITEM_DRAWS)
+    assert len(lit["edges"]) > 20 and set(lit["edges"]) <= set(selected["edges"])
+    assert len(lit["nodes"]) > 20 and set(lit["nodes"]) <= set(selected["nodes"])
+    for kind in ("edges", "nodes"):  # each once: the neighbourhood over the veil, the rest under it
+        assert set(selected[kind].values()) == {1} and set(selected[kind]) == set(unselected[kind]), kind
