@@ -52,7 +52,7 @@ function createDetailPanel(memory, view, panel, actions) {
     if (!RETIRED.has(state.status)) return null;
     return el("div", { className: "retired-box" },
       el("p", null, state.status === "superseded" ? "superseded" : "retracted",
-         state.supersededBy ? [" by ", factRef(state.supersededBy)] : null),
+         state.supersededByFact ? [" by ", factRef(state.supersededByFact)] : null),
       state.reason ? el("p", { className: "retired-reason" }, "reason: ", state.reason) : null);
   }
 
@@ -136,7 +136,7 @@ function createDetailPanel(memory, view, panel, actions) {
   }
 
   function groupBody(entity, group, shown) {
-    const card = ([fact, look]) => (group.key === TOMBSTONES ? tombstone(fact) : factCard(entity, fact, look));
+    const card = (fact) => (group.key === TOMBSTONES ? tombstone(fact) : factCard(entity, fact, factAppearance(fact, view)));
     const page = pages.get(group.key);
     if (page === undefined) {
       const more = shown.length - GROUP_CARDS;
@@ -228,32 +228,32 @@ function createDetailPanel(memory, view, panel, actions) {
       panel.append(overview());
       return;
     }
-    const hiddenWhy = { superseded: 0, unrecorded: 0, invalid: 0 };
+    const hidden = { superseded: 0, unrecorded: 0, invalid: 0 };
     const sections = [];
     let total = 0;
     lastShown = new Map();
     for (const group of groupsOf(entity)) {
       const shown = [];
       for (const fact of group.facts) {
-        const look = factAppearance(fact, view);
+        const why = hiddenWhy(fact, view);
         if (group.key === TOMBSTONES) {
-          if (look.state) shown.push([fact, look]); // its text is erased: a tombstone once recorded
-        } else if (look.shown) shown.push([fact, look]);
-        else if (look.why in hiddenWhy) hiddenWhy[look.why]++;
+          if (why !== "unrecorded") shown.push(fact); // its text is erased: a tombstone once recorded
+        } else if (why === null) shown.push(fact);
+        else if (why in hidden) hidden[why]++;
       }
       if (!shown.length) continue;
-      lastShown.set(group.key, shown.map(([fact]) => fact));
+      lastShown.set(group.key, shown);
       if (group.key !== TOMBSTONES) total += shown.length;
       sections.push(el("section", { className: "fact-group", "data-group": group.key },
         groupHeading(entity, group, shown.length), groupBody(entity, group, shown)));
     }
     const notes = [];
-    if (hiddenWhy.superseded) {
-      notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.superseded, "superseded or retracted fact") + " hidden. ",
+    if (hidden.superseded) {
+      notes.push(el("p", { className: "hidden-note" }, plural(hidden.superseded, "superseded or retracted fact") + " hidden. ",
         el("button", { type: "button", className: "link-button", id: "detail-show-superseded" }, "Show superseded")));
     }
-    if (hiddenWhy.unrecorded) notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.unrecorded, "fact") + " not yet recorded at the as-of time."));
-    if (hiddenWhy.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hiddenWhy.invalid, "fact") + " not valid at the chosen valid time."));
+    if (hidden.unrecorded) notes.push(el("p", { className: "hidden-note" }, plural(hidden.unrecorded, "fact") + " not yet recorded at the as-of time."));
+    if (hidden.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hidden.invalid, "fact") + " not valid at the chosen valid time."));
     appendAll(panel, [header(entity), actionsRow(entity),
       el("h3", { className: "detail-section" }, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),
       total ? null : el("p", { className: "muted" }, "No facts to show under the current view."),

@@ -212,3 +212,75 @@ def test_arrow_heads_are_drawn_once_two_pixels_long_and_skipped_below(large):
     legible = page.evaluate(ARROWS_AT, 0.5)
     assert legible["edges"] > 100 and legible["heads"] == legible["edges"]
     assert page.evaluate(ARROWS_AT, 0.1)["heads"] == 0
+
+
+
+# Counts vis's draws from here on; the centre of the node on the page, to click at.
+COUNT_DRAWS_AND_FIND = """(id) => {
+  const network = window.memlens.network;
+  window.__draws = 0;
+  network.on("afterDrawing", () => { window.__draws++; });
+  const at = network.canvasToDOM(network.getPosition(id));
+  const box = document.querySelector("#graph canvas").getBoundingClientRect();
+  return { x: box.left + at.x, y: box.top + at.y };
+}"""
+
+DRAWS_TWO_FRAMES_LATER = """async () => {
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  return window.__draws;
+}"""
+
+
+def test_a_click_on_a_node_selects_it_and_draws_the_graph_once(large):
+    _, opened = large
+    page = opened.page
+    page.evaluate("window.memlens.selectEntityById(null)")
+    shown = page.evaluate("window.memlens.network.body.data.nodes.getIds({ filter: (n) => !n.hidden })")
+    links = page.evaluate("(ids) => ids.map((id) => window.memlens.network.getConnectedEdges(id).length)", shown)
+    target = max(zip(links, shown))[1]
+    page.evaluate("""(id) => window.memlens.network.moveTo({ position: window.memlens.network.getPosition(id),
+                                                              scale: 1, animation: false })""", target)
+    page.wait_for_timeout(300)
+    spot = page.evaluate(COUNT_DRAWS_AND_FIND, target)
+    page.mouse.click(spot["x"], spot["y"])
+    draws = page.evaluate(DRAWS_TWO_FRAMES_LATER)
+    assert page.evaluate("window.memlens.view.selected.id") == target
+    assert target in page.evaluate("window.memlens.highlighted()")["nodes"]
+    assert draws == 1  # vis's own frame for the selection, with the page's changes in it
+
+
+# How many times one frame draws each edge and each node, by id.
+ITEM_DRAWS = """() => {
+  const network = window.memlens.network, body = network.body;
+  const counted = (items, ids) => Object.getPrototypeOf(items[ids[0]]);
+  const protos = [counted(body.edges, body.edgeIndices), counted(body.nodes, body.nodeIndices)];
+  const times = { edges: {}, nodes: {} }, draws = protos.map((proto) => proto.draw);
+  protos.forEach((proto, i) => {
+    const into = i ? times.nodes : times.edges;
+    proto.draw = function (ctx) { into[this.id] = (into[this.id] || 0) + 1; return draws[i].call(this, ctx); };
+  });
+  try { network.redraw(); } finally { protos.forEach((proto, i) => { proto.draw = draws[i]; }); }
+  return times;
+}"""
+
+
+def test_a_selections_neighbourhood_is_drawn_once_a_frame_over_the_veil(large):
+    _, opened = large
+    page = opened.page
+    page.evaluate("window.memlens.selectEntityById(null)")
+    page.evaluate("window.memlens.network.fit({ animation: false })")
+    unselected = page.evaluate(ITEM_DRAWS)
+    assert len(unselected["edges"]) > 100 and set(unselected["edges"].values()) == {1}
+    assert len(unselected["nodes"]) > 100 and set(unselected["nodes"].values()) == {1}
+    hub = page.evaluate("""() => { const data = window.memlens.network.body.data.edges.get(), degree = {};
+        for (const e of data) for (const end of [e.from, e.to]) degree[end] = (degree[end] || 0) + 1;
+        return Object.keys(degree).sort((a, b) => degree[b] - degree[a])[0]; }""")
+    page.evaluate("(id) => window.memlens.selectEntityById(id)", hub)
+    page.wait_for_timeout(500)  # the focus animation
+    page.evaluate("window.memlens.network.fit({ animation: false })")
+    lit = page.evaluate("window.memlens.highlighted()")
+    selected = page.evaluate(ITEM_DRAWS)
+    assert len(lit["edges"]) > 20 and set(lit["edges"]) <= set(selected["edges"])
+    assert len(lit["nodes"]) > 20 and set(lit["nodes"]) <= set(selected["nodes"])
+    for kind in ("edges", "nodes"):  # each once: the neighbourhood over the veil, the rest under it
+        assert set(selected[kind].values()) == {1} and set(selected[kind]) == set(unselected[kind]), kind

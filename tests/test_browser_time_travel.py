@@ -17,6 +17,7 @@ from viewer_fixtures import open_report
 from memlens.store.errors import MemlensError
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
+from memlens.viewer.report.write import write_report
 
 pytestmark = pytest.mark.browser
 
@@ -169,3 +170,46 @@ def test_true_at_shows_who_owned_billing_then_in_the_panel_marked_as_held_then(b
         assert opened.console_errors == []
     finally:
         opened.close()
+
+
+
+HEADER = """() => Object.fromEntries([...document.querySelectorAll("#header-counts [data-count]")]
+  .map((cell) => [cell.dataset.count, Number(cell.querySelector("dd").textContent.replace(/,/g, ""))]))"""
+
+
+def counts_then(memory, snapshot, ledger, at: str) -> dict[str, int]:
+    """What the header counts at record time `at`, from the store."""
+    listed = memory.facts(include_all=True, as_of_record=at)
+    counts = {s: sum(1 for f in listed if f["status"] == s) for s in ("current", "superseded", "retracted", "forgotten")}
+    return dict(counts, facts=len(listed),
+                contested=sum(1 for f in listed if f["contested"] and f["status"] != "forgotten"),
+                entities=sum(1 for e in snapshot["entities"]
+                             if e["created_at"] <= at and (e["merged_at"] is None or e["merged_at"] > at)),
+                ledger=sum(1 for row in ledger if row["at"] <= at))
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_the_header_counts_at_every_record_stop_what_the_store_held_then(browser, tmp_path, seed):
+    store = tmp_path / "random.sqlite"
+    random_store(store, seed)
+    with Memory(store, readonly=True) as memory:
+        snapshot, ledger = memory.snapshot(), memory.ledger()
+        write_report(snapshot, tmp_path / "random.html")
+        opened = open_report(browser, tmp_path / "random.html")
+        try:
+            page = opened.page
+            times = page.evaluate("() => window.memlens.times")
+            page.evaluate("() => window.memlens.memory.loadLedger()")
+            page.focus("#asof-record")
+            page.keyboard.press("Home")
+            seen = []
+            while (at := page.evaluate(VIEW)["record"]) is not None:
+                header = page.evaluate(HEADER)
+                assert header == counts_then(memory, snapshot, ledger, times[at]), times[at]
+                seen.append(header)
+                page.keyboard.press("ArrowRight")
+            assert len(seen) >= 5 and opened.console_errors == []
+            assert seen[0]["facts"] < seen[-1]["facts"] and seen[0]["ledger"] < seen[-1]["ledger"]
+            assert any(header["contested"] for header in seen) and any(header["superseded"] for header in seen)
+        finally:
+            opened.close()
