@@ -110,10 +110,18 @@ def test_manifest_lists_every_file_with_its_sha256(site, changed):
     assert list(manifest["files"]) == sorted(manifest["files"])
 
 
-def test_snapshot_json_is_the_snapshot_with_sorted_keys(site, changed):
+def test_snapshot_json_is_the_snapshot_with_sorted_keys_a_line_a_record(site, changed):
     text = (site / "snapshot.json").read_text(encoding="utf-8")
     assert json.loads(text) == changed.new
-    assert text == json.dumps(changed.new, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    compact = lambda value: json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}" and text.endswith("}\n")
+    # every fact and ledger row is a line of its own, as the compact sorted encoder writes it
+    for record in changed.new["facts"] + changed.new["ledger"]:
+        assert compact(record) in lines or compact(record) + "," in lines
+    keys = [line.split(":", 1)[0] for line in lines if line.startswith('"')]
+    assert keys == [compact(key) for key in sorted(changed.new)]     # top-level fields, sorted, one a line
+    assert text.replace("\n", "") == compact(changed.new)         # newlines are all that was added
 
 
 def test_the_same_snapshot_gives_byte_identical_sites(tmp_path, changed):

@@ -57,6 +57,13 @@ def test_one_new_fact_changes_only_the_pages_that_show_it(cli, demo_site):
     assert before.keys() - after.keys() == set()
     unchanged = before.keys() - named
     assert len(unchanged) > 50 and all(before[p] == after[p] for p in unchanged)
+    # snapshot.json has a line a record: its diff is the write (a fact, the ledger rows, the figures)
+    old_lines = before["snapshot.json"].decode().splitlines()
+    new_lines = after["snapshot.json"].decode().splitlines()
+    removed, added = set(old_lines) - set(new_lines), set(new_lines) - set(old_lines)
+    assert len(new_lines) > 300 and len(removed) <= 6 and len(added) <= 12, (removed, added)
+    assert any('"Dana Okafor uses Docker Compose"' in line or "user said so" in line for line in added)
+    assert json.loads(after["snapshot.json"])["stats"]["facts"] == json.loads(before["snapshot.json"])["stats"]["facts"] + 1
 
 
 def test_a_new_type_recolours_no_other_entity_page(cli, demo_site):

@@ -235,10 +235,17 @@ class SiteBuild:
         emit("layout.json", self.layout_json())
 
     def snapshot_json(self) -> str:
-        """The snapshot as `json.dumps(sort_keys=True)` writes it, its long lists from `texts`."""
-        parts = [dumps(key) + ":" + ("[" + ",".join(self.texts[key]) + "]" if key in self.texts else dumps(value))
-                 for key, value in sorted(self.snapshot.items())]
-        return "{" + ",".join(parts) + "}\n"
+        """The snapshot as JSON, keys sorted, a line for each top-level field and for each record of
+        its lists (the long ones' text from `texts`): `git diff` of a site after a write then shows
+        the records that changed, not the one line that was the whole store."""
+        parts = []
+        for key, value in sorted(self.snapshot.items()):
+            if isinstance(value, list) and value:
+                records = self.texts[key] if key in self.texts else [dumps(item) for item in value]
+                parts.append(dumps(key) + ":[\n" + ",\n".join(records) + "\n]")
+            else:
+                parts.append(dumps(key) + ":" + dumps(value))
+        return "{\n" + ",\n".join(parts) + "\n}\n"
 
     def layout_json(self) -> str:
         """Every live entity's position on the graph page (rounded as in its data block), sorted."""
