@@ -18,6 +18,7 @@ from viewer_fixtures import (HOSTILE_PAYLOADS, SnapshotBuilder, changed_project,
 
 from memlens.store import demo, importers
 from memlens.store.maintenance import content_of
+from memlens.store.snapshot_seal import sealed
 from memlens.store.snapshot_diff import digest
 from memlens.viewer.model.layout import compute_layout
 from memlens.viewer.model.link_graph import link_graph
@@ -203,6 +204,20 @@ def test_a_worklist_rows_content_is_left_out_where_it_is_derived_and_read_back_i
     assert decode(older)["maintenance"][1]["content"] is None
     page = "".join(Block(name, _compressed(json.dumps(block).encode())).__html__() for name, block in older.items())
     assert_exact(decode(parse_blocks(page.encode(), "old.html")), snapshot | {"maintenance": decode(older)["maintenance"]})
+
+
+def test_a_seal_has_a_block_of_its_own_which_the_page_never_parses_and_reading_puts_back(demo_snapshot, tmp_path):
+    snapshot = sealed(demo_snapshot)
+    report = write_report(snapshot, tmp_path / "report.html")
+    blocks = parse_blocks(report.read_bytes(), "report.html")
+    assert "seal" not in blocks["memlens-data"]["meta"] and blocks["memlens-seal"]["seal"] == snapshot["seal"]
+    assert_exact(read_report(report), snapshot)
+    assert b'id="memlens-seal"' not in write_report(demo_snapshot, tmp_path / "unsealed.html").read_bytes()
+    # a memlens-page/1 page kept the seal in its main block's meta
+    older = {name: dict(block, version="memlens-page/1") for name, block in blocks.items() if name != "memlens-seal"}
+    older["memlens-data"]["meta"] = {**older["memlens-data"]["meta"], "seal": snapshot["seal"]}
+    page = "".join(Block(name, _compressed(json.dumps(block).encode())).__html__() for name, block in older.items())
+    assert decode(parse_blocks(page.encode(), "old.html"))["seal"] == snapshot["seal"]
 
 
 # -- real snapshots --------------------------------------------------------------------------------------

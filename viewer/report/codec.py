@@ -4,9 +4,10 @@ A report carries the snapshot it was rendered from in four blocks, `<script type
 id=... data-encoding="base64">` elements whose text is the base64 of a deterministic gzip of one
 JSON object: MAIN_BLOCK (everything but the facts, the ledger and the maintenance lists),
 FACTS_BLOCK, TEXTS_BLOCK (the facts' descriptions and evidence, which the page reads after its first
-draw), LEDGER_BLOCK (read when the provenance tab is first shown) and MAINTENANCE_BLOCK (the worklist
+draw), LEDGER_BLOCK (read when the provenance tab is first shown), MAINTENANCE_BLOCK (the worklist
 and the dismissals, read when the maintenance panel pages in more rows: at 100,000 entities without
-evidence they were 38 of the main block's 41 MB of JSON, parsed before the first draw). Every block carries `"version": PAGE_DATA_VERSION`, which
+evidence they were 38 of the main block's 41 MB of JSON, parsed before the first draw) and, for a
+sealed snapshot, SEAL_BLOCK (its seal, which the page never reads). Every block carries `"version": PAGE_DATA_VERSION`, which
 both decoders check. A fifth, TIMELINES_BLOCK, is no part of the snapshot: the drawings of the
 timelines the page shows folded (anchor -> markup), which it draws on request.
 
@@ -72,7 +73,11 @@ MERGED_OFFSET = 36.0
 # the ids of the page elements that hold the data: the facts, their texts and the ledger have blocks of their own
 MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK = "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger"
 MAINTENANCE_BLOCK = "memlens-maintenance"
-BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK, MAINTENANCE_BLOCK)
+# the snapshot's seal (snapshot_seal.py), which only `memlens verify` reads: 6.7 MB of JSON at
+# 100,000 entities that the page parsed before its first draw when it was part of `meta`
+SEAL_BLOCK = "memlens-seal"
+BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK, MAINTENANCE_BLOCK)   # in every page
+SNAPSHOT_BLOCKS = (*BLOCKS, SEAL_BLOCK)   # what reading a snapshot back takes: the seal's where there is one
 MAINTENANCE_LISTS = ("worklist", "dismissals", "maintenance")   # MAINTENANCE_BLOCK's (in memlens-page/1, the main block's)
 TIMELINES_BLOCK = "memlens-timelines"
 BLOCK_TYPE = "application/gzip"
@@ -561,7 +566,7 @@ def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, en
     })
     main = {
         "version": PAGE_DATA_VERSION,
-        "meta": {key: value for key, value in snapshot.items() if key not in LISTS},
+        "meta": {key: value for key, value in snapshot.items() if key not in LISTS and key != "seal"},
         "keys": list(snapshot),
         "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
                     "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS},
@@ -583,8 +588,11 @@ def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, en
         "drawLimit": DRAW_LIMIT,
         "showSuperseded": show_superseded,
     }
-    return {MAIN_BLOCK: encode(main), FACTS_BLOCK: fact_block, TEXTS_BLOCK: texts_block, LEDGER_BLOCK: ledger_block,
-            MAINTENANCE_BLOCK: maintenance_block}
+    blocks = {MAIN_BLOCK: encode(main), FACTS_BLOCK: fact_block, TEXTS_BLOCK: texts_block, LEDGER_BLOCK: ledger_block,
+              MAINTENANCE_BLOCK: maintenance_block}
+    if "seal" in snapshot:
+        blocks[SEAL_BLOCK] = encode({"version": PAGE_DATA_VERSION, "seal": snapshot["seal"]})
+    return blocks
 
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
@@ -791,7 +799,8 @@ def decode(blocks: dict[str, dict[str, Any]]) -> dict[str, Any]:
              "contradictions": lambda: reader.contradictions(fact_ids), "dismissals": reader.dismissals,
              "maintenance": lambda: reader.worklist(fact_ids),
              "ledger": lambda: reader.ledger(blocks[LEDGER_BLOCK], fact_ids)}
-    return {key: lists[key]() if key in lists else main["meta"][key] for key in main["keys"]}
+    meta = main["meta"] if SEAL_BLOCK not in blocks else {**main["meta"], "seal": blocks[SEAL_BLOCK]["seal"]}
+    return {key: lists[key]() if key in lists else meta[key] for key in main["keys"]}
 
 
 def decode_digest(main: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
@@ -839,13 +848,13 @@ _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 
 # -- reading a report file back ---------------------------------------------------------------------------
 
-def read_blocks(path: str | PathLike[str], names: tuple[str, ...] = BLOCKS) -> dict[str, dict[str, Any]]:
+def read_blocks(path: str | PathLike[str], names: tuple[str, ...] = SNAPSHOT_BLOCKS) -> dict[str, dict[str, Any]]:
     """The named data blocks of the report at `path`, decompressed, parsed and version-checked.
     Raises BundleUnreadable, naming the file and what is wrong with it."""
     return parse_blocks(read_page(path), str(path), names)
 
 
-def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = BLOCKS) -> dict[str, dict[str, Any]]:
+def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = SNAPSHOT_BLOCKS) -> dict[str, dict[str, Any]]:
     """`read_blocks` of a page already read; `path` names it in errors."""
     found: dict[str, bytes] = {}
     for match in _ELEMENT.finditer(page):
@@ -857,6 +866,8 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = BLOCKS) -> dic
     for name in names:
         if name == MAINTENANCE_BLOCK and name not in found and blocks.get(MAIN_BLOCK, {}).get("version") == FIRST_VERSION:
             continue  # memlens-page/1 kept the maintenance lists in the main block
+        if name == SEAL_BLOCK and name not in found and _seal_in_main(blocks.get(MAIN_BLOCK)):
+            continue  # a snapshot without a seal, or a memlens-page/1 page that kept it in `meta`
         if name not in found:
             older = b'<script type="application/json" id="memlens-data">' in page
             raise BundleUnreadable(f"{path} was written by an older memlens; its data cannot be read back" if older
@@ -871,6 +882,11 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = BLOCKS) -> dic
                                    f"reads {PAGE_DATA_VERSION!r} (a report from another memlens version?)")
         blocks[name] = block
     return blocks
+
+
+def _seal_in_main(main: dict[str, Any] | None) -> bool:
+    """Whether the main block says all there is of the seal: none in the snapshot, or in its `meta`."""
+    return main is not None and ("seal" not in main.get("keys", ()) or "seal" in main.get("meta", {}))
 
 
 def read_page(path: str | PathLike[str]) -> bytes:
