@@ -18,7 +18,7 @@ from .db import Tx, default_actor, write
 from .errors import Conflict
 from .facts import FactInput, Outcome
 from .maintenance import Candidate
-from .opening import open_for_reading, open_for_writing
+from .opening import check_can_make, open_for_reading, open_for_writing
 from .timefmt import parse_instant, parse_valid_time, utc_now
 from .snapshot_seal import sealed
 from .temporaries import leftovers, remove, temporary_beside
@@ -48,7 +48,7 @@ class Memory:
         if readonly:
             self.conn = open_for_reading(self.path)
         elif create and not self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            check_can_make(self.path)
             for leftover in leftovers(self.path):
                 remove(leftover)
             self._unpublished = temporary_beside(self.path)

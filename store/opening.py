@@ -117,15 +117,26 @@ def migrate_file(path: Path) -> tuple[int, int]:
     return before, SCHEMA_VERSION
 
 
-def _open_writable(path: Path, *, create: bool) -> tuple[sqlite3.Connection, int]:
-    _check_file(path, creating=create)
-    if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
+def check_can_make(path: Path) -> None:
+    """Refuse, naming `path`, a new store that could not be made there (its folder made if absent)."""
+    _check_file(path, creating=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _check_writable(path)
+
+
+def _check_writable(path: Path) -> None:
     # Refused before SQLite opens it: it would fall back to reading, and leave -wal/-shm behind.
     if path.exists() and not os.access(path, os.W_OK):
         raise StoreUnreadable(f"{path} cannot be written: the file is read-only")
     if not os.access(path.parent, os.W_OK):
         raise StoreUnreadable(f"{path} cannot be written: its folder is read-only (the store's log is kept beside it)")
+
+
+def _open_writable(path: Path, *, create: bool) -> tuple[sqlite3.Connection, int]:
+    _check_file(path, creating=create)
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    _check_writable(path)
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=60)
     except sqlite3.Error as exc:

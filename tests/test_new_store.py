@@ -106,3 +106,21 @@ def test_where_the_file_system_has_no_hard_links_the_store_is_renamed_into_place
     with Memory(store, readonly=True) as memory:
         assert memory.stats()["facts"] == 2
     assert not [n for n in listing(tmp_path) if MARK in n]
+
+
+def test_a_store_that_cannot_be_made_is_refused_by_its_own_name(tmp_path, monkeypatch):
+    from memlens.store import opening
+    from memlens.store.errors import StoreUnreadable
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    store = folder / "new.sqlite"
+    monkeypatch.setattr(opening.os, "access", lambda path, mode: Path(path) != folder)   # as a 0555 folder is
+    with pytest.raises(StoreUnreadable) as refused:
+        Memory(store)
+    assert str(refused.value) == f"{store} cannot be written: its folder is read-only (the store's log is kept beside it)"
+    assert listing(folder) == []
+    monkeypatch.undo()
+    with Memory(store) as memory:                                  # writable again: made as usual
+        memory.remember([fact()])
+    assert store.is_file()
