@@ -148,7 +148,7 @@ function createGraphView(memory, view, container, events) {
     if (!selected) return null;
     const around = new Set([selected]);
     for (const fact of drawnFactsOf.get(selected.index) || []) {
-      if (!factAppearance(fact, view).shown) continue;
+      if (hiddenWhy(fact, view) !== null) continue;
       if (fact.subjectEntity) around.add(fact.subjectEntity);
       if (fact.objectEntity) around.add(fact.objectEntity);
     }

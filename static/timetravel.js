@@ -56,7 +56,11 @@ function contestedAt(fact, at) {
 // whatever "Show superseded" says. Without a valid time, retired facts wait for "Show superseded";
 // a candidate awaiting review is shown, contested.
 function hiddenWhy(fact, view) {
-  const state = factStateAt(fact, view.asOfRecord);
+  return whyHidden(fact, view, factStateAt(fact, view.asOfRecord));
+}
+
+// hiddenWhy for the fact's `state` at the view's record time, which factAppearance also needs.
+function whyHidden(fact, view, state) {
   if (!state) return "unrecorded";
   if (state.status === "forgotten") return "forgotten";
   if (view.asOfValid !== null) return holdsAtValid(state, view.asOfValid) ? null : "invalid";
@@ -67,8 +71,8 @@ function hiddenWhy(fact, view) {
 // How a fact appears under the view state: hidden (with why) or shown as current/retired, and a
 // value superseded later that held at the chosen valid time (`heldThen`).
 function factAppearance(fact, view) {
-  const why = hiddenWhy(fact, view);
   const state = factStateAt(fact, view.asOfRecord);
+  const why = whyHidden(fact, view, state);
   if (why === "unrecorded" || why === "forgotten") return { shown: false, why, state };
   const contested = contestedAt(fact, view.asOfRecord);
   const status = shownStatus(state.status, contested);
