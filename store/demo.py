@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import entities
 from .memory import Memory
+from .opening import remove_store_files
 from .triples import parse_triple
 
 AGENT = "agent:claude-code"
@@ -143,8 +144,7 @@ SESSIONS: list[tuple[int, str, list[tuple[str, str, str | None, str]]]] = [
 
 def build(path: Path) -> Memory:
     """Write the demo memory into a fresh file at `path` and return it open."""
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    remove_store_files(path)
     start = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
     moment = [start]
 

@@ -18,7 +18,7 @@ from .db import Tx, default_actor, write
 from .errors import Conflict
 from .facts import FactInput, Outcome
 from .maintenance import Candidate
-from .opening import check_can_make, open_for_reading, open_for_writing
+from .opening import check_can_make, open_for_reading, open_for_writing, remove_store_files
 from .timefmt import parse_instant, parse_valid_time, utc_now
 from .snapshot_seal import sealed
 from .temporaries import leftovers, remove, temporary_beside
@@ -63,7 +63,7 @@ class Memory:
     def close(self) -> None:
         self.conn.close()
         if self._unpublished is not None:  # never written: the store is not made
-            _remove_store_files(self._unpublished)
+            remove_store_files(self._unpublished)
             self._unpublished = None
 
     def __enter__(self) -> "Memory":
@@ -95,7 +95,7 @@ class Memory:
         made, self._unpublished = self._unpublished, None
         assert made is not None
         self.conn.close()
-        _remove_store_files(made)
+        remove_store_files(made)
         self.conn = open_for_writing(self.path, create=False)
 
     def _publish(self) -> None:
@@ -114,7 +114,7 @@ class Memory:
             if not lost:
                 os.rename(made, self.path)
         finally:
-            _remove_store_files(made)
+            remove_store_files(made)
         self.conn = open_for_writing(self.path, create=False)  # the next write goes to the store there
         if lost:
             raise Conflict(f"{self.path} was made by another process at the same moment; this write was not "
@@ -251,11 +251,6 @@ class Memory:
         ledger keeps (snapshot.build_with_chains)."""
         built, chains = snapshot.build_with_chains(self.conn, self.name)
         return sealed(built, chains)
-
-
-def _remove_store_files(path: Path) -> None:
-    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
-        remove(name)
 
 
 @contextmanager

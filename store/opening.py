@@ -117,6 +117,12 @@ def migrate_file(path: Path) -> tuple[int, int]:
     return before, SCHEMA_VERSION
 
 
+def remove_store_files(path: Path) -> None:
+    """Remove the store at `path` and the files SQLite keeps beside it (its log, shared memory, journal)."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+        name.unlink(missing_ok=True)
+
+
 def check_can_make(path: Path) -> None:
     """Refuse, naming `path`, a new store that could not be made there (its folder made if absent)."""
     _check_file(path, creating=True)

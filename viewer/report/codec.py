@@ -1,15 +1,16 @@
 """The page's data blocks: one wire format, written and read back here (and read by static/memory.js).
 
-A report carries the snapshot it was rendered from in four blocks, `<script type="application/gzip"
-id=... data-encoding="base64">` elements whose text is the base64 of a deterministic gzip of one
-JSON object: MAIN_BLOCK (everything but the facts, the ledger and the maintenance lists),
-FACTS_BLOCK, TEXTS_BLOCK (the facts' descriptions and evidence, which the page reads after its first
-draw), LEDGER_BLOCK (read when the provenance tab is first shown), MAINTENANCE_BLOCK (the worklist
-and the dismissals, read when the maintenance panel pages in more rows: at 100,000 entities without
-evidence they were 38 of the main block's 41 MB of JSON, parsed before the first draw) and, for a
-sealed snapshot, SEAL_BLOCK (its seal, which the page never reads). Every block carries `"version": PAGE_DATA_VERSION`, which
-both decoders check. A fifth, TIMELINES_BLOCK, is no part of the snapshot: the drawings of the
-timelines the page shows folded (anchor -> markup), which it draws on request.
+A report carries the snapshot it was rendered from in five blocks (six for a sealed snapshot),
+`<script type="application/gzip" id=... data-encoding="base64">` elements whose text is the base64
+of a deterministic gzip of one JSON object: MAIN_BLOCK (everything but the facts, the ledger and the
+maintenance lists), FACTS_BLOCK, TEXTS_BLOCK (the facts' descriptions and evidence, which the page
+reads after its first draw), LEDGER_BLOCK (read when the provenance tab is first shown),
+MAINTENANCE_BLOCK (the worklist and the dismissals, read when the maintenance panel pages in more
+rows: at 100,000 entities without evidence they were 38 of the main block's 41 MB of JSON, parsed
+before the first draw) and, for a sealed snapshot, SEAL_BLOCK (its seal, which the page never
+reads). Every block carries `"version": PAGE_DATA_VERSION`, which both decoders check. One more,
+TIMELINES_BLOCK, is no part of the snapshot: the drawings of the timelines the page shows folded
+(anchor -> markup), which it draws on request.
 
 The blocks are built for the browser and lose nothing:
 - The facts, the ledger, the dismissals and the worklist are columns: one list per field, entry i
@@ -78,7 +79,6 @@ MAINTENANCE_BLOCK = "memlens-maintenance"
 SEAL_BLOCK = "memlens-seal"
 BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK, MAINTENANCE_BLOCK)   # in every page
 SNAPSHOT_BLOCKS = (*BLOCKS, SEAL_BLOCK)   # what reading a snapshot back takes: the seal's where there is one
-MAINTENANCE_LISTS = ("worklist", "dismissals", "maintenance")   # MAINTENANCE_BLOCK's (in memlens-page/1, the main block's)
 TIMELINES_BLOCK = "memlens-timelines"
 BLOCK_TYPE = "application/gzip"
 # zlib's level 4: at 100,000 entities the blocks are 23.4 MB in 1.0 s of CPU; level 6, 22.3 MB in
