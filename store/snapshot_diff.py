@@ -102,8 +102,12 @@ def diff(old: dict[str, Any], new: dict[str, Any], *,
         return {"id": fact_id, "subject": names.get(fact["subject"], ""), "relation": fact["relation"],
                 "object": names.get(fact["object"], "")}
 
-    for fact_id, (status, contested) in sorted(after["facts"].items()):
-        was = before["facts"].get(fact_id)
+    # only what differs is walked (a regeneration after one write: 300,000 facts, one changed):
+    # 2.15 -> 1.07 s at 100,000 entities
+    old_facts, old_entities = before["facts"], before["entities"]
+    for fact_id in sorted(f for f, state in after["facts"].items() if old_facts.get(f) != state):
+        status, contested = after["facts"][fact_id]
+        was = old_facts.get(fact_id)
         if status == "forgotten":
             if was is not None and was[0] != "forgotten":
                 changes["facts_forgotten"].append({"id": fact_id})
@@ -120,17 +124,18 @@ def diff(old: dict[str, Any], new: dict[str, Any], *,
             changes["facts_contested"].append(fact_ref(fact_id))
         if was and was[1] and not contested:
             changes["facts_resolved"].append(fact_ref(fact_id))
-    for fact_id, was in sorted(before["facts"].items()):
-        if fact_id not in after["facts"] and was[0] != "forgotten":
+    for fact_id in sorted(f for f in old_facts if f not in after["facts"]):
+        if old_facts[fact_id][0] != "forgotten":
             changes["facts_forgotten"].append({"id": fact_id})
-    for entity_id, merged_into in sorted(after["entities"].items()):
-        if entity_id not in before["entities"]:
+    for entity_id in sorted(e for e, into in after["entities"].items() if e not in old_entities or old_entities[e] != into):
+        merged_into = after["entities"][entity_id]
+        if entity_id not in old_entities:
             changes["entities_added"].append({"id": entity_id, "name": names[entity_id]})
-        elif merged_into and not before["entities"][entity_id]:
+        elif merged_into and not old_entities[entity_id]:
             changes["entities_merged"].append(
                 {"id": entity_id, "name": names[entity_id], "into": merged_into, "into_name": names.get(merged_into, "")})
     changes["entities_removed"] = [
-        {"id": entity_id} for entity_id in sorted(before["entities"]) if entity_id not in after["entities"]
+        {"id": entity_id} for entity_id in sorted(e for e in old_entities if e not in after["entities"])
     ]
     return {
         "from": {"hash": before["hash"], "generated_at": before["generated_at"]},

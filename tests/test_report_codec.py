@@ -353,6 +353,27 @@ def test_regeneration_over_an_unreadable_report_says_so_and_still_writes_it(cli,
     assert "Changes since" in report.read_text(encoding="utf-8")
 
 
+def test_a_site_whose_graph_page_is_damaged_takes_its_changes_from_snapshot_json(cli, tmp_path):
+    """A site's digest is read from its graph page's blocks; snapshot.json stands in when they are damaged."""
+    store, site = tmp_path / "m.sqlite", tmp_path / "site"
+    cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
+    cli("bundles", "add", str(site), "--format", "site", "--db", str(store))
+    assert cli("maintain", "--db", str(store)).exit_code == 0
+    cli("remember", "--db", str(store), "a --knows--> whole:Person", "-e", "y")
+    assert cli("maintain", "--db", str(store)).exit_code == 0
+    assert "whole" in (site / "changes.html").read_text(encoding="utf-8")   # read from the whole graph page
+
+    page = (site / "index.html").read_text(encoding="utf-8")
+    facts_at = page.index('id="memlens-facts" data-encoding="base64">') + 50
+    (site / "index.html").write_text(page[:facts_at] + page[facts_at + 8:], encoding="utf-8")
+    cli("remember", "--db", str(store), "a --knows--> newcomer:Person", "-e", "z")
+    result = json.loads(cli("maintain", "--db", str(store), "--json").stdout)
+    [hook] = [h for h in result["hooks"] if h["name"] == "regenerate-bundles"]
+    assert hook["ok"] and hook["message"] == f"wrote: {site} (site)"   # nothing was lost, nothing to say
+    changes = (site / "changes.html").read_text(encoding="utf-8")
+    assert "newcomer" in changes and "whole" not in changes   # since the last site, from its snapshot.json
+
+
 def test_a_report_from_an_older_memlens_is_replaced_with_one_note(cli, tmp_path):
     store, report = tmp_path / "m.sqlite", tmp_path / "memory.html"
     cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")

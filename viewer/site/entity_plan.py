@@ -99,7 +99,8 @@ def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: d
         groups[key].facts.append(fact)
     ordered = [groups[key] for key in sorted(groups)]
     for group in ordered:
-        group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
+        if len(group.facts) > 1:
+            group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
         sizes = [size(f) for f in group.facts]
         group.preview = chunks(sizes, PREVIEW_CARDS, PREVIEW_BYTES)[0][1] if sizes else 0
         if group.preview < len(sizes):
@@ -110,9 +111,17 @@ def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: d
 
 
 def card_size(names: Callable[[Any], str]) -> Callable[[dict[str, Any]], int]:
-    """About how many bytes a fact's card takes: its text, its ends' names and the markup."""
+    """About how many bytes a fact's card takes: its text, its ends' names and the markup (each
+    fact measured once, though both its ends plan it)."""
+    sizes: dict[str, int] = {}
+
     def size(fact: dict[str, Any]) -> int:
+        try:
+            return sizes[fact["id"]]
+        except KeyError:
+            pass
         evidence = fact.get("evidence") or ()
-        return (CARD_BYTES + len(fact.get("description") or "") + sum(len(str(e)) for e in evidence)
-                + len(names(fact.get("subject"))) + len(names(fact.get("object"))))
+        sizes[fact["id"]] = found = (CARD_BYTES + len(fact.get("description") or "") + sum(len(str(e)) for e in evidence)
+                                     + len(names(fact.get("subject"))) + len(names(fact.get("object"))))
+        return found
     return size
