@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from markupsafe import Markup
 
-from memlens.store.canonical import canonical_json
+from memlens.store.canonical import canonical_text
 from memlens.store.snapshot import memlens_version
 
 from memlens.store.temporaries import remove
@@ -151,7 +151,7 @@ class SiteBuild:
         self.ledger_pages = max(1, -(-len(ledger) // LEDGER_PAGE_SIZE))
         self.open_contradictions = [c for c in snapshot.get("contradictions", []) if c.get("resolved_at") is None]
         # each entity, fact and ledger row as snapshot.json writes it: also what the page inputs hash
-        self.texts = {key: [canonical_json(item) for item in snapshot.get(key, [])] for key in ITEM_LISTS}
+        self.texts = {key: [canonical_text(item) for item in snapshot.get(key, [])] for key in ITEM_LISTS}
         self.inputs = PageInputs(snapshot, self.index, self.texts, self.pages, fact_pages, self.fact_order)
         self._navs: dict[tuple[str, str, bool], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
@@ -235,18 +235,18 @@ class SiteBuild:
         emit("snapshot.json", self.snapshot_json())
         emit("layout.json", self.layout_json())
 
-    def snapshot_json(self) -> bytes:
+    def snapshot_json(self) -> str:
         """The snapshot as JSON, keys sorted, a line for each top-level field and for each record of
         its lists (the long ones' text from `texts`): `git diff` of a site after a write then shows
         the records that changed, not the one line that was the whole store."""
         parts = []
         for key, value in sorted(self.snapshot.items()):
             if isinstance(value, list) and value:
-                records = self.texts[key] if key in self.texts else [canonical_json(item) for item in value]
-                parts.append(canonical_json(key) + b":[\n" + b",\n".join(records) + b"\n]")
+                records = self.texts[key] if key in self.texts else [canonical_text(item) for item in value]
+                parts.append(canonical_text(key) + ":[\n" + ",\n".join(records) + "\n]")
             else:
-                parts.append(canonical_json(key) + b":" + canonical_json(value))
-        return b"{\n" + b",\n".join(parts) + b"\n}\n"
+                parts.append(canonical_text(key) + ":" + canonical_text(value))
+        return "{\n" + ",\n".join(parts) + "\n}\n"
 
     def layout_json(self) -> str:
         """Every live entity's position on the graph page (rounded as in its data block), sorted."""

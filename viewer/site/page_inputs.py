@@ -20,7 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable
 
-from memlens.store.canonical import canonical_json
+from memlens.store.canonical import canonical_text
 from memlens.store.snapshot import memlens_version
 
 from ..model.snapshot_index import SnapshotIndex
@@ -40,7 +40,7 @@ def renderer_digest() -> bytes:
 class PageInputs:
     """Digests of the entities' inputs; built once per site from the snapshot's JSON texts."""
 
-    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, texts: dict[str, list[bytes]],
+    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, texts: dict[str, list[str]],
                  entity_pages: dict[str, str], fact_pages: dict[str, str], fact_order: dict[str, int]) -> None:
         self.index = index
         self.texts = texts
@@ -50,7 +50,7 @@ class PageInputs:
         self.entity_order = {e["id"]: i for i, e in enumerate(snapshot["entities"])}
         self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
         self.ledger = snapshot.get("ledger", [])
-        self.base = renderer_digest() + canonical_json(str(snapshot.get("dataset") or ""))
+        self.base = renderer_digest() + canonical_text(str(snapshot.get("dataset") or "")).encode()
         self._facts: dict[str, bytes] = {}
         self._rows: dict[int, bytes] = {}
         # each entity and fact a page links to, resolved once (a fact's ends and a ledger row's
@@ -107,7 +107,7 @@ class PageInputs:
         if reassertions:
             parts.append("r" + repr(reassertions))
         resolved = "\x1f".join(parts)
-        digest = hashlib.sha256(self.texts["facts"][self.fact_order[fid]] + resolved.encode()).digest()
+        digest = hashlib.sha256((self.texts["facts"][self.fact_order[fid]] + resolved).encode()).digest()
         self._facts[fid] = digest
         return digest
 
@@ -117,7 +117,7 @@ class PageInputs:
         except KeyError:
             pass
         resolved = "\x1f".join(self._ledger_ref(str(r)) for r in self.ledger[index].get("refs") or ())
-        digest = hashlib.sha256(self.texts["ledger"][index] + resolved.encode()).digest()
+        digest = hashlib.sha256((self.texts["ledger"][index] + resolved).encode()).digest()
         self._rows[index] = digest
         return digest
 
@@ -140,7 +140,7 @@ class PageInputs:
     def entity(self, entity: dict[str, Any], plan: EntityPlan, ledger_rows: list[int]) -> str:
         """The digest of what the pages of `entity` (laid out by `plan`) are made from."""
         digest = hashlib.sha256(self.base)
-        digest.update(self.texts["entities"][self.entity_order[entity["id"]]] + (self.entity_ref(entity.get("merged_into")) + repr((
+        digest.update((self.texts["entities"][self.entity_order[entity["id"]]] + self.entity_ref(entity.get("merged_into")) + repr((
             [(g.direction, g.relation, g.preview, g.pages, g.names) for g in plan.groups], plan.page))).encode())
         for group in plan.groups:
             for fact in group.facts:
