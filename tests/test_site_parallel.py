@@ -42,9 +42,10 @@ def _write_forked(target: str) -> tuple[dict[str, bytes], bool]:
         forks.append(kwargs["mp_context"].get_start_method())
         return real(*args, **kwargs)
 
-    folder.PARALLEL_MIN_ENTITIES = 2
+    folder.PARALLEL_MIN_ENTITIES = folder.PARALLEL_MIN_ITEMS = 2
     folder.ProcessPoolExecutor = counting
-    return tree(write_site(project_snapshot(), target)), forks == ["fork"]
+    # one worker digests half of the records, then one writes half of the entity pages
+    return tree(write_site(project_snapshot(), target)), forks == ["fork", "fork"]
 
 
 def _fail_in_the_second_half(target: str) -> tuple[str, dict[str, bytes]]:
@@ -67,11 +68,34 @@ def _fail_in_the_second_half(target: str) -> tuple[str, dict[str, bytes]]:
     return "no error", tree(Path(target))
 
 
+def _fail_digesting_the_last_ledger_row(target: str) -> tuple[str, dict[str, bytes]]:
+    """In a fresh process: a site whose second process fails digesting a record; what was raised, and the site after."""
+    from memlens.viewer.site.page_inputs import PageInputs
+
+    snapshot = project_snapshot()
+    last_row = len(snapshot["ledger"]) - 1
+    real = PageInputs.ledger_row
+
+    def failing(self, index):
+        if index == last_row:
+            raise RuntimeError("out of memory")
+        return real(self, index)
+
+    folder.PARALLEL_MIN_ITEMS = 2
+    PageInputs.ledger_row = failing
+    try:
+        write_site(snapshot, target)
+    except BundleError as exc:
+        return str(exc), tree(Path(target))
+    return "no error", tree(Path(target))
+
+
 def test_two_processes_write_the_same_site_as_one(tmp_path, monkeypatch):
     monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 10**9)
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ITEMS", 10**9)
     serial = tree(write_site(project_snapshot(), tmp_path / "serial"))
     forked, did_fork = in_a_fresh_process(_write_forked, str(tmp_path / "forked"))
-    assert did_fork  # the second process really wrote half of the pages
+    assert did_fork  # the second process really digested half of the records and wrote half of the pages
     assert len([name for name in serial if name.startswith("entities/")]) > 10
     assert forked == serial  # every page and the manifest's hashes of them
 
@@ -85,8 +109,19 @@ def test_a_failure_in_the_second_process_leaves_the_previous_site_whole(tmp_path
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no half-built folder left
 
 
+def test_a_failure_digesting_records_in_the_second_process_leaves_the_previous_site_whole(tmp_path):
+    target = write_site(project_snapshot(), tmp_path / "site")
+    before = tree(target)
+    assert "entities/index.html" in before
+    error, after = in_a_fresh_process(_fail_digesting_the_last_ledger_row, str(target))
+    assert "second process digesting the records failed: RuntimeError: out of memory" in error
+    assert after == before
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
 def test_with_another_thread_alive_the_build_never_forks(tmp_path, monkeypatch):
     monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 2)
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ITEMS", 2)
 
     def no_fork(*args, **kwargs):
         raise AssertionError("forked while another thread was alive")
@@ -101,6 +136,7 @@ def test_with_another_thread_alive_the_build_never_forks(tmp_path, monkeypatch):
         stop.set()
         other.join()
     monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 10**9)
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ITEMS", 10**9)
     assert written == tree(write_site(project_snapshot(), tmp_path / "serial"))
     assert any(name.startswith("entities/") for name in written)
 

@@ -75,7 +75,6 @@ SITE_CSP = "; ".join([
 SCRIPT_FILES = ("assets/vis-network.min.js", "assets/memlens.js")
 STYLESHEETS = ("assets/vis-network.css", "assets/memlens.css")
 
-Split = Callable[[list[Any], Callable[[list[Any], Emit], None]], None]
 Reuse = Callable[[str, str], bool]
 ITEM_LISTS = ("entities", "facts", "ledger")
 
@@ -212,21 +211,26 @@ class SiteBuild:
         return self.env.get_template(template).render(**context)
 
     # -- the whole site -----------------------------------------------------------------------
-    def write(self, emit: Emit, split: Split | None = None, reuse: Reuse | None = None) -> None:
-        """Emit every file; `split` may share the entity pages (most of the work) among processes,
-        and `reuse` (see SiteFolder.reuse) spares rendering an entity or a ledger page whose inputs
-        did not change."""
+    def write(self, emit: Emit, folder: SiteFolder | None = None) -> None:
+        """Emit every file. With a `folder` (see SiteFolder), the entity pages (most of the work) and
+        the records' input digests are shared between two processes, and an entity or ledger page
+        whose inputs did not change is carried over instead of rendered."""
         for path, content in self.asset_files().items():
             emit(path, content)
         emit("index.html", self.index_page())
         self.write_entity_index(emit)
+        reuse = folder.reuse if folder is not None else None
+
         def entity_pages(entities: list[dict[str, Any]], emit: Emit) -> None:
             self.write_entity_pages(entities, emit, reuse)
 
-        if split is None:
+        if folder is None:
             entity_pages(self.snapshot["entities"], emit)
         else:
-            split(self.snapshot["entities"], entity_pages)
+            # digested here, each record once, or each half of the entities would digest nearly
+            # all of them (a fact has two ends, a ledger row names two or three entities)
+            self.inputs.digest_records(folder.in_halves)
+            folder.split(self.snapshot["entities"], entity_pages)
         self.write_ledger_pages(emit, reuse)
         emit("contested.html", self.contested_page())
         self.write_maintenance_pages(emit)
@@ -515,7 +519,7 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
     try:
         folder = SiteFolder(building, PreviousSite.read(target))
         site = SiteBuild(snapshot, changes, previous_layout, previous_looks)
-        site.write(folder.emit, folder.split, folder.reuse)
+        site.write(folder.emit, folder)
         manifest = site.manifest(folder.hashes, folder.inputs)
         (building / "manifest.json").write_text(manifest, encoding="utf-8")
         swap_in(building, target)

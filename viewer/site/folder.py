@@ -16,7 +16,7 @@ import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from memlens.store.errors import BundleError
 
@@ -31,8 +31,9 @@ class SiteTargetError(BundleError):
     """The target exists and is not a memlens site, so it is not ours to replace."""
 
 
-# Below this many entities one process is quicker than forking a second one.
+# Below this many entities (records to digest) one process is quicker than forking a second one.
 PARALLEL_MIN_ENTITIES = 2_000
+PARALLEL_MIN_ITEMS = 20_000
 
 
 class SiteFolder:
@@ -62,23 +63,27 @@ class SiteFolder:
         if len(items) < PARALLEL_MIN_ENTITIES or not _can_fork():
             work(items, self.emit)
             return
-        global _inherited
         half = len(items) // 2
-        _inherited = (self, items, work)
-        try:
-            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
-                                     initializer=_die_with_parent) as pool:
-                share = pool.submit(_write_share, half, len(items))
-                work(items[:half], self.emit)
-                try:
-                    hashes, inputs = share.result()
-                except Exception as exc:
-                    raise BundleError("the second process writing entity pages failed: "
-                                      f"{type(exc).__name__}: {exc}") from None
-        finally:
-            _inherited = None
+
+        def second_half() -> tuple[dict[str, str], dict[str, str]]:
+            self.hashes, self.inputs = {}, {}   # the worker's own, returned to the parent
+            work(items[half:], self.emit)
+            return self.hashes, self.inputs
+
+        _, (hashes, inputs) = _with_worker(second_half, lambda: work(items[:half], self.emit),
+                                           "writing entity pages")
         self.hashes.update(hashes)
         self.inputs.update(inputs)
+
+    @staticmethod
+    def in_halves(items: Sequence[Any], compute: Callable[[Sequence[Any]], list[Any]], what: str) -> list[Any]:
+        """`compute(items)`, its second half computed in a forked worker when there are many (its
+        results come back pickled, so they should be small); `what` names the work in a failure."""
+        if len(items) < PARALLEL_MIN_ITEMS or not _can_fork():
+            return compute(items)
+        half = len(items) // 2
+        first, rest = _with_worker(lambda: compute(items[half:]), lambda: compute(items[:half]), what)
+        return first + rest
 
     def reuse(self, page: str, digest: str) -> bool:
         """Record that the page `page` (with an entity's, its pages of its own) is made from inputs
@@ -139,9 +144,32 @@ def check_target(target: Path) -> None:
                               "refusing to replace it (choose an empty or new directory)")
 
 
-# What a forked worker finds at its birth: the folder, the items and the work (see SiteFolder.split).
-_inherited: tuple[SiteFolder, list[Any], Work] | None = None
+# What a forked worker runs (see _with_worker): it finds it at its birth.
+_inherited: Callable[[], Any] | None = None
 _PR_SET_PDEATHSIG = 1
+
+
+def _with_worker(there: Callable[[], Any], here: Callable[[], Any], what: str) -> tuple[Any, Any]:
+    """(here(), there()), with `there` run in a worker forked for it, at the same time."""
+    global _inherited
+    _inherited = there
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_die_with_parent) as pool:
+            share = pool.submit(_run_inherited)
+            mine = here()
+            try:
+                theirs = share.result()
+            except Exception as exc:
+                raise BundleError(f"the second process {what} failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        _inherited = None
+    return mine, theirs
+
+
+def _run_inherited() -> Any:
+    assert _inherited is not None, "a site worker is only ever forked by _with_worker"
+    return _inherited()
 
 
 def _can_fork() -> bool:
@@ -153,16 +181,6 @@ def _die_with_parent() -> None:
     writer behind (elsewhere it ends with its task)."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def _write_share(start: int, end: int) -> tuple[dict[str, str], dict[str, str]]:
-    """In the worker: write the items from `start` to `end`; returns the files' hashes and the
-    entity pages' input digests."""
-    assert _inherited is not None, "a site worker is only ever forked by SiteFolder.split"
-    folder, items, work = _inherited
-    folder.hashes, folder.inputs = {}, {}
-    work(items[start:end], folder.emit)
-    return folder.hashes, folder.inputs
 
 
 def building_folder(target: Path) -> Path:
