@@ -152,6 +152,8 @@ class SiteBuild:
         # each entity, fact and ledger row as snapshot.json writes it: also what the page inputs hash
         self.texts = {key: [canonical_text(item) for item in snapshot.get(key, [])] for key in ITEM_LISTS}
         self.inputs = PageInputs(snapshot, self.index, self.texts, self.pages, fact_pages, self.fact_order)
+        # found once, here: each process writing entity pages would otherwise look for itself
+        self.ledger_rows_of = self._entity_ledger_rows()
         self._navs: dict[tuple[str, str, bool], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
 
@@ -212,25 +214,32 @@ class SiteBuild:
 
     # -- the whole site -----------------------------------------------------------------------
     def write(self, emit: Emit, folder: SiteFolder | None = None) -> None:
-        """Emit every file. With a `folder` (see SiteFolder), the entity pages (most of the work) and
-        the records' input digests are shared between two processes, and an entity or ledger page
+        """Emit every file. With a `folder` (see SiteFolder), the work is shared among processes (the
+        records' input digests, the entity pages, the other pages), and an entity or ledger page
         whose inputs did not change is carried over instead of rendered."""
         for path, content in self.asset_files().items():
             emit(path, content)
-        emit("index.html", self.index_page())
-        self.write_entity_index(emit)
         reuse = folder.reuse if folder is not None else None
 
         def entity_pages(entities: list[dict[str, Any]], emit: Emit) -> None:
             self.write_entity_pages(entities, emit, reuse)
 
+        def other_pages(emit: Emit) -> None:
+            self.write_other_pages(emit, reuse)
+
         if folder is None:
             entity_pages(self.snapshot["entities"], emit)
+            other_pages(emit)
         else:
             # digested here, each record once, or each half of the entities would digest nearly
             # all of them (a fact has two ends, a ledger row names two or three entities)
             self.inputs.digest_records(folder.in_halves)
-            folder.split(self.snapshot["entities"], entity_pages)
+            folder.split(self.snapshot["entities"], entity_pages, other_pages)
+
+    def write_other_pages(self, emit: Emit, reuse: Reuse | None = None) -> None:
+        """Every file but the assets and the entity pages."""
+        emit("index.html", self.index_page())
+        self.write_entity_index(emit)
         self.write_ledger_pages(emit, reuse)
         emit("contested.html", self.contested_page())
         self.write_maintenance_pages(emit)
@@ -337,7 +346,7 @@ class SiteBuild:
         """Each entity's own page and the pages of its own that its plan gives what does not fit;
         an entity whose pages `reuse` carried over from the previous site is not rendered."""
         ledger = self.snapshot.get("ledger", [])
-        named = self._entity_ledger_rows()
+        named = self.ledger_rows_of
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]

@@ -52,28 +52,38 @@ class SiteFolder:
         self.inputs: dict[str, str] = {}   # entity or ledger page -> digest of what it is made from
         self._made: set[str] = set()
 
-    def split(self, items: list[Any], work: Work) -> None:
-        """Run `work` over `items`, the second half in a forked worker process when there are many.
+    def split(self, items: list[Any], work: Work, beside: Callable[[Emit], None] | None = None) -> None:
+        """Run `work` over `items`, and `beside` (the rest of the site); when there are many items,
+        the second half of them goes to a forked worker process and `beside` to another (three
+        processes on two cores share them out better than any split of ours would: a site's other
+        pages cost a tenth of a full build, and as much as the entity pages when they are carried over).
 
-        The worker inherits the whole build at its birth (nothing is pickled: that would cost more
+        A worker inherits the whole build at its birth (nothing is pickled: that would cost more
         than the second core wins), writes its files into the same folder and returns their
         hashes; any failure in it fails the build. It forks only while this process has no other
         thread, since a fork copies none of them and no lock they hold; otherwise all is done here.
         """
         if len(items) < PARALLEL_MIN_ENTITIES or not _can_fork():
             work(items, self.emit)
+            if beside is not None:
+                beside(self.emit)
             return
         half = len(items) // 2
 
-        def second_half() -> tuple[dict[str, str], dict[str, str]]:
-            self.hashes, self.inputs = {}, {}   # the worker's own, returned to the parent
-            work(items[half:], self.emit)
-            return self.hashes, self.inputs
+        def writing(job: Callable[[], None]) -> Callable[[], tuple[dict[str, str], dict[str, str]]]:
+            def in_the_worker() -> tuple[dict[str, str], dict[str, str]]:
+                self.hashes, self.inputs = {}, {}   # the worker's own, returned to the parent
+                job()
+                return self.hashes, self.inputs
+            return in_the_worker
 
-        _, (hashes, inputs) = _with_worker(second_half, lambda: work(items[:half], self.emit),
-                                           "writing entity pages")
-        self.hashes.update(hashes)
-        self.inputs.update(inputs)
+        jobs = [(writing(lambda: work(items[half:], self.emit)), "writing entity pages")]
+        if beside is not None:
+            jobs.append((writing(lambda: beside(self.emit)), "writing the graph, list and ledger pages"))
+        _, written = _with_workers(lambda: work(items[:half], self.emit), jobs)
+        for hashes, inputs in written:
+            self.hashes.update(hashes)
+            self.inputs.update(inputs)
 
     @staticmethod
     def in_halves(items: Sequence[Any], compute: Callable[[Sequence[Any]], list[Any]], what: str) -> list[Any]:
@@ -82,7 +92,7 @@ class SiteFolder:
         if len(items) < PARALLEL_MIN_ITEMS or not _can_fork():
             return compute(items)
         half = len(items) // 2
-        first, rest = _with_worker(lambda: compute(items[half:]), lambda: compute(items[:half]), what)
+        first, [rest] = _with_workers(lambda: compute(items[:half]), [(lambda: compute(items[half:]), what)])
         return first + rest
 
     def reuse(self, page: str, digest: str) -> bool:
@@ -144,32 +154,36 @@ def check_target(target: Path) -> None:
                               "refusing to replace it (choose an empty or new directory)")
 
 
-# What a forked worker runs (see _with_worker): it finds it at its birth.
-_inherited: Callable[[], Any] | None = None
+# What the forked workers run (see _with_workers): they find it at their birth.
+_inherited: list[Callable[[], Any]] = []
 _PR_SET_PDEATHSIG = 1
 
 
-def _with_worker(there: Callable[[], Any], here: Callable[[], Any], what: str) -> tuple[Any, Any]:
-    """(here(), there()), with `there` run in a worker forked for it, at the same time."""
+def _with_workers(here: Callable[[], Any], there: list[tuple[Callable[[], Any], str]]) -> tuple[Any, list[Any]]:
+    """(here(), [each of there's jobs' result]), each job run in a worker forked for it, all at the
+    same time; a job that fails fails the whole, named by its text ("writing entity pages")."""
     global _inherited
-    _inherited = there
+    _inherited = [job for job, _ in there]
     try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
+        # with "fork", the pool starts all its workers at the first submit, before its own thread
+        with ProcessPoolExecutor(len(there), mp_context=multiprocessing.get_context("fork"),
                                  initializer=_die_with_parent) as pool:
-            share = pool.submit(_run_inherited)
+            shares = [pool.submit(_run_inherited, n) for n in range(len(there))]
             mine = here()
-            try:
-                theirs = share.result()
-            except Exception as exc:
-                raise BundleError(f"the second process {what} failed: {type(exc).__name__}: {exc}") from None
+            theirs = []
+            for share, (_, what) in zip(shares, there):
+                try:
+                    theirs.append(share.result())
+                except Exception as exc:
+                    raise BundleError(f"the second process {what} failed: {type(exc).__name__}: {exc}") from None
     finally:
-        _inherited = None
+        _inherited = []
     return mine, theirs
 
 
-def _run_inherited() -> Any:
-    assert _inherited is not None, "a site worker is only ever forked by _with_worker"
-    return _inherited()
+def _run_inherited(job: int) -> Any:
+    assert _inherited, "a site worker is only ever forked by _with_workers"
+    return _inherited[job]()
 
 
 def _can_fork() -> bool:
