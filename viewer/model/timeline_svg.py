@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
+
+from .escaping import escape_text
 
 from .timeline import LABEL_WIDTH, PLOT_LEFT, PLOT_RIGHT, WIDTH, Timeline
 
 Escape = Callable[[str], str]
-
-
-def _escape(text: str) -> str:
-    return str(escape(text))
 
 
 class MemoEscape:
@@ -31,7 +29,7 @@ class MemoEscape:
         try:
             return self._seen[text]
         except KeyError:
-            escaped = self._seen[text] = str(escape(text))
+            escaped = self._seen[text] = escape_text(text)
             return escaped
 
 
@@ -54,13 +52,13 @@ def _marker(kind: str, x: float, y: int, title: str) -> str:
 def _label(row) -> str:
     x, y = LABEL_WIDTH, row.y
     if len(row.lines) == 1:
-        return f'<text class="tl-label" x="{x}" y="{y + 14}">{_escape(row.lines[0])}</text>'
-    first, second = (_escape(line) for line in row.lines)
+        return f'<text class="tl-label" x="{x}" y="{y + 14}">{escape_text(row.lines[0])}</text>'
+    first, second = (escape_text(line) for line in row.lines)
     return (f'<text class="tl-label tl-label-2" x="{x}" y="{y + 11}">{first}'
             f'<tspan x="{x}" dy="12">{second}</tspan></text>')
 
 
-def timeline_svg(timeline: Timeline, esc: Escape = _escape) -> Markup:
+def timeline_svg(timeline: Timeline, esc: Escape = escape_text) -> Markup:
     """The `<svg>` element of one timeline: axis, one row per fact, and the valid-time cursor.
 
     `esc` escapes the strings that repeat (statuses, ids, colours, marker titles); a row's own
@@ -69,7 +67,7 @@ def timeline_svg(timeline: Timeline, esc: Escape = _escape) -> Markup:
     t = timeline
     axis_y = t.height - 22
     out = [f'<svg class="timeline-svg" viewBox="0 0 {WIDTH} {t.height}" preserveAspectRatio="xMinYMin meet" '
-           f'role="img" aria-label="Timeline of {_escape(t.title)}" data-start="{t.start_day}" '
+           f'role="img" aria-label="Timeline of {escape_text(t.title)}" data-start="{t.start_day}" '
            f'data-end="{t.end_day}" data-plot-left="{PLOT_LEFT}" data-plot-right="{PLOT_RIGHT}">\n<g class="tl-axis">']
     for tick in t.ticks:
         x = tick.x
@@ -79,7 +77,7 @@ def timeline_svg(timeline: Timeline, esc: Escape = _escape) -> Markup:
     for row in t.rows:
         y = row.y
         parts = [f'<g class="tl-row tl-{esc(row.status)}{" tl-is-contested" if row.contested else ""}" '
-                 f'data-fact="{esc(row.fact_id)}"><title>{_escape(row.title)}</title>', _label(row)]
+                 f'data-fact="{esc(row.fact_id)}"><title>{escape_text(row.title)}</title>', _label(row)]
         bar = row.bar
         if bar is not None:
             color, x = esc(bar.color), bar.x

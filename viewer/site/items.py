@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from markupsafe import escape
-
+from ..model.escaping import escape_text
 from ..model.evidence import is_web_link
 from ..model.fact_status import shown_status
 from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
@@ -26,9 +25,7 @@ FORGOTTEN_LABEL = "forgotten fact (text erased)"
 VersionRow = tuple[tuple[str, int, int], str]   # (sort key, <tr>)
 
 
-def h(value: Any) -> str:
-    """Escaped text for element content and quoted attribute values."""
-    return str(escape("" if value is None else value))
+h = escape_text   # every value from the snapshot, in element content and quoted attribute values
 
 
 def validity(valid_from: str | None, valid_to: str | None, unknown: str = "validity not stated") -> str:
