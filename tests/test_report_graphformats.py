@@ -81,3 +81,16 @@ def test_text_xml_cannot_hold_is_replaced_and_every_parser_reads_the_file(tmp_pa
     assert "plain b" in labels
     assert "a nul\ufffd bell\ufffd esc\ufffd vt\ufffd ff\ufffd ufffe\ufffd uffff\ufffd tab\there" in labels
     assert "U+FFFD" in data.decode("utf-8")  # the file says what was replaced
+
+
+def test_graphml_bytes_do_not_depend_on_lxml_being_installed(tmp_path, monkeypatch):
+    snapshot = project_snapshot()
+    with_lxml, without = tmp_path / "with.graphml", tmp_path / "without.graphml"
+    write_graph(snapshot, with_lxml, "graphml")
+    monkeypatch.setitem(__import__("sys").modules, "lxml", None)   # `import lxml` now fails
+    monkeypatch.setitem(__import__("sys").modules, "lxml.etree", None)
+    with pytest.raises(ImportError):
+        import lxml.etree  # noqa: F401
+    write_graph(snapshot, without, "graphml")
+    assert with_lxml.read_bytes() == without.read_bytes()
+    assert nx.read_graphml(without).number_of_nodes() == expected_counts(snapshot)[0]

@@ -37,7 +37,9 @@ def write_graph(snapshot: dict[str, Any], path: str | os.PathLike[str], fmt: str
     graph = fact_graph(snapshot)
     out = io.BytesIO()
     if fmt == "graphml":
-        nx.write_graphml(graph, out, encoding="utf-8")
+        # the standard library's writer, by name: write_graphml picks lxml's where lxml is
+        # installed, which lays the file out differently, so the same store gave other bytes
+        nx.write_graphml_xml(graph, out, encoding="utf-8")
     else:
         _write_gexf(graph, out, _text(snapshot.get("generated_at"))[:10])
     atomic_write(path, out.getvalue())
