@@ -9,8 +9,8 @@ point at, and the ledger rows that name it. The digest covers each of those as t
 holds it (its canonical JSON text, the line snapshot.json gives it) together with what the page
 resolves it to (names, page names, colours; as `repr`, as exact as JSON and quicker: 2.5 -> 2.1 s
 for 10,000 entities), and the code that renders it: a memlens with other templates or page code
-renders everything again. Whatever is not in the digest cannot be on an entity page; tests/test_site_incremental.py
-holds a regeneration against a fresh build after each kind of write.
+renders everything again. Whatever is not in the digest cannot be on an entity page;
+tests/test_site_incremental.py holds a regeneration against a fresh build after each kind of write.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from ..model.snapshot_index import SnapshotIndex
 from .entity_plan import EntityPlan
 
 InHalves = Callable[[Sequence[Any], Callable[[Sequence[Any]], list[Any]], str], list[Any]]
+
 
 @lru_cache(maxsize=1)
 def renderer_digest() -> bytes:
