@@ -54,7 +54,7 @@ from .entity_page import EntityHead, all_pages, entity_main, group_label, group_
 from .entity_plan import EntityPlan, card_size, plan_entity, table_pages
 from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
-from .page_inputs import PageInputs
+from .page_inputs import PageInputs, RecordTexts
 from .previous import PreviousSite
 
 LEDGER_PAGE_SIZE = 500
@@ -150,7 +150,7 @@ class SiteBuild:
         self.ledger_pages = max(1, -(-len(ledger) // LEDGER_PAGE_SIZE))
         self.open_contradictions = [c for c in snapshot.get("contradictions", []) if c.get("resolved_at") is None]
         # each entity, fact and ledger row as snapshot.json writes it: also what the page inputs hash
-        self.texts = {key: [canonical_text(item) for item in snapshot.get(key, [])] for key in ITEM_LISTS}
+        self.texts = RecordTexts(snapshot, ITEM_LISTS)
         self.inputs = PageInputs(snapshot, self.index, self.texts, self.pages, fact_pages, self.fact_order)
         # found once, here: each process writing entity pages would otherwise look for itself
         self.ledger_rows_of = self._entity_ledger_rows()
@@ -255,7 +255,7 @@ class SiteBuild:
         parts = []
         for key, value in sorted(self.snapshot.items()):
             if isinstance(value, list) and value:
-                records = self.texts[key] if key in self.texts else [canonical_text(item) for item in value]
+                records = self.texts.all(key) if key in self.texts else [canonical_text(item) for item in value]
                 parts.append(canonical_text(key) + ":[\n" + ",\n".join(records) + "\n]")
             else:
                 parts.append(canonical_text(key) + ":" + canonical_text(value))
