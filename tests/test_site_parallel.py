@@ -34,18 +34,19 @@ def in_a_fresh_process(function, *args):
 
 
 def _write_forked(target: str) -> tuple[dict[str, bytes], bool]:
-    """In a fresh process: write the site with entity pages shared between two processes."""
+    """In a fresh process: write the site with its work shared among processes."""
     forks = []
     real = folder.ProcessPoolExecutor
 
-    def counting(*args, **kwargs):
-        forks.append(kwargs["mp_context"].get_start_method())
-        return real(*args, **kwargs)
+    def counting(workers, **kwargs):
+        forks.append((kwargs["mp_context"].get_start_method(), workers))
+        return real(workers, **kwargs)
 
     folder.PARALLEL_MIN_ENTITIES = folder.PARALLEL_MIN_ITEMS = 2
     folder.ProcessPoolExecutor = counting
-    # one worker digests half of the records, then one writes half of the entity pages
-    return tree(write_site(project_snapshot(), target)), forks == ["fork", "fork"]
+    # one worker digests half of the records; then one writes half of the entity pages while
+    # another writes the other pages
+    return tree(write_site(project_snapshot(), target)), forks == [("fork", 1), ("fork", 2)]
 
 
 def _fail_in_the_second_half(target: str) -> tuple[str, dict[str, bytes]]:
