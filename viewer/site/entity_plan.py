@@ -102,7 +102,10 @@ def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: d
         if len(group.facts) > 1:
             group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
         sizes = [size(f) for f in group.facts]
-        group.preview = chunks(sizes, PREVIEW_CARDS, PREVIEW_BYTES)[0][1] if sizes else 0
+        if len(sizes) <= PREVIEW_CARDS and sum(sizes) <= PREVIEW_BYTES:
+            group.preview = len(sizes)   # all of it fits, as it does for nearly every group
+            continue
+        group.preview = chunks(sizes, PREVIEW_CARDS, PREVIEW_BYTES)[0][1]
         if group.preview < len(sizes):
             group.pages = chunks(sizes, PAGE_CARDS, PAGE_BYTES)
             what = FORGOTTEN if group.relation is None else f"{group.direction}-{file_key(group.relation)}"
