@@ -49,6 +49,15 @@ def _write_forked(target: str) -> tuple[dict[str, bytes], bool]:
     return tree(write_site(project_snapshot(), target)), forks == [("fork", 1), ("fork", 2)]
 
 
+def _outcome(snapshot: dict, target: str) -> tuple[str, dict[str, bytes]]:
+    """What writing the site raised ("no error" if nothing), and the site after."""
+    try:
+        write_site(snapshot, target)
+    except BundleError as exc:
+        return str(exc), tree(Path(target))
+    return "no error", tree(Path(target))
+
+
 def _fail_in_the_second_half(target: str) -> tuple[str, dict[str, bytes]]:
     """In a fresh process: a site whose second writer fails; what was raised, and the site after."""
     snapshot = project_snapshot()
@@ -62,11 +71,7 @@ def _fail_in_the_second_half(target: str) -> tuple[str, dict[str, bytes]]:
 
     folder.PARALLEL_MIN_ENTITIES = 2
     SiteBuild.write_entity_pages = failing
-    try:
-        write_site(snapshot, target)
-    except BundleError as exc:
-        return str(exc), tree(Path(target))
-    return "no error", tree(Path(target))
+    return _outcome(snapshot, target)
 
 
 def _fail_digesting_the_last_ledger_row(target: str) -> tuple[str, dict[str, bytes]]:
@@ -84,11 +89,7 @@ def _fail_digesting_the_last_ledger_row(target: str) -> tuple[str, dict[str, byt
 
     folder.PARALLEL_MIN_ITEMS = 2
     PageInputs.ledger_row = failing
-    try:
-        write_site(snapshot, target)
-    except BundleError as exc:
-        return str(exc), tree(Path(target))
-    return "no error", tree(Path(target))
+    return _outcome(snapshot, target)
 
 
 def test_two_processes_write_the_same_site_as_one(tmp_path, monkeypatch):
