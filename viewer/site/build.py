@@ -51,7 +51,7 @@ from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
-from .entity_plan import EntityPlan, card_size, plan_entity, table_pages
+from .entity_plan import SitePlans, card_size, table_pages
 from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
 from .page_inputs import PageInputs, RecordTexts
@@ -132,8 +132,9 @@ class SiteBuild:
         self.layout = compute_layout(link_graph(snapshot, self.index.fact_columns), previous=previous_layout)
         self.pages = entity_page_names(snapshot["entities"])
         self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
-        self.plans = self._plans()
-        fact_pages = self._fact_pages()
+        self.plans = SitePlans(self.pages, self.index.facts_of, self.index.facts, self.fact_order,
+                               card_size(self.index.name))
+        fact_pages = self.plans   # fact id -> the page its links lead to (see SitePlans.get)
         self.top = SiteLinks(self.pages, fact_pages, root="")
         self.nested = self.top.relative_to("../")
         # one item renderer per folder the links start from: entities/ and ledger/ share the
@@ -156,24 +157,6 @@ class SiteBuild:
         self.ledger_rows_of = self._entity_ledger_rows()
         self._navs: dict[tuple[str, str, bool], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
-
-    def _plans(self) -> dict[str, EntityPlan]:
-        """Every entity's pages: which of its facts its own page shows, and the pages of the rest."""
-        size = card_size(self.index.name)
-        return {eid: plan_entity(eid, page, self.index.facts_of(eid), self.fact_order, size)
-                for eid, page in self.pages.items()}
-
-    def _fact_pages(self) -> dict[str, str]:
-        """Fact id -> the page (in entities/) its links lead to: where its subject shows its card
-        (its object, when the subject has no page)."""
-        found: dict[str, str] = {}
-        for eid, plan in self.plans.items():
-            for group in plan.groups:
-                owned = group.direction == "out" or group.relation is None
-                for position, fact in enumerate(group.facts):
-                    if owned or fact.get("subject") not in self.pages:
-                        found.setdefault(fact["id"], plan.fact_page(position, group))
-        return found
 
     # -- frame --------------------------------------------------------------------------------
     def nav(self, root: str, current: str, counted: bool = False) -> list[NavLink]:
