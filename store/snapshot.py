@@ -139,7 +139,9 @@ def _json_list(texts: list[str]) -> list:
 
 
 def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_rows: list[dict]) -> dict:
-    entities = [reads.entity_view(row) for row in conn.execute("SELECT * FROM entities ORDER BY name, id")]
+    # zipped from plain tuples: reading each sqlite3.Row by name was half the entities' time
+    entities = [dict(zip(reads.ENTITY_FIELDS, row)) for row in _tuples(conn).execute(
+        f"SELECT {', '.join(reads.ENTITY_FIELDS)} FROM entities ORDER BY name, id")]
     names = {e["id"]: e["name"] for e in entities}
     contradictions = _contradictions(conn)
     snapshot = {
