@@ -182,8 +182,11 @@ def history(conn: sqlite3.Connection, ref: str) -> dict:
     return {"fact": found, "history": fact_history(conn, found["id"]), "ledger": ledger_for(conn, [found["id"]])}
 
 
+ENTITY_FIELDS = ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")
+
+
 def entity_view(row: sqlite3.Row) -> dict:
-    return {k: row[k] for k in ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")}
+    return {k: row[k] for k in ENTITY_FIELDS}
 
 
 def recall(conn: sqlite3.Connection, query: str, *, include_superseded: bool = False, limit: int = 20) -> dict:

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections import Counter, defaultdict
 from importlib.metadata import PackageNotFoundError, version
 from operator import itemgetter
-from pathlib import Path
-from typing import Callable
+
+import orjson
 
 from . import ledger, maintenance, reads
 from .errors import StoreDamaged
 from .fact_record import fact_record, tombstone_record
-from .opening import read_only_uri
 from .schema import STATUSES
 from .timefmt import build_time_fallback
 
@@ -90,37 +88,60 @@ def _read(conn: sqlite3.Connection, dataset: str, *, chains: bool) -> tuple[dict
     conn.execute("BEGIN")  # one read transaction: every part sees the same store
     try:
         head = ledger.head(conn)  # the first read fixes what the transaction sees
-        with ThreadPoolExecutor(max_workers=1) as aside:
-            # SQLite writes the ledger's JSON (a tenth of the snapshot's time) without holding the
-            # GIL, so it is read on a second connection while this one reads the facts.
-            ledger_json = aside.submit(_read_aside, _file_of(conn), head, ledger.rows_json)
-            snapshot = _build(conn, dataset, head, ledger_json)
-        return snapshot, [row[0] for row in conn.execute("SELECT chain FROM ledger ORDER BY seq")] if chains else None
+        rows, chain = _ledger_rows(conn)
+        return _build(conn, dataset, head, rows), chain if chains else None
     finally:
         conn.execute("COMMIT")
 
 
-def _file_of(conn: sqlite3.Connection) -> str:
-    """The store's file; empty for an in-memory database."""
-    return next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
+def _ledger_rows(conn: sqlite3.Connection) -> tuple[list[dict], list[str]]:
+    """The ledger's rows as `ledger.rows` gives them, and their chain hashes, in one plain scan.
+
+    Refs and payloads are parsed a batch at a time (one parse for thousands of rows) and each time,
+    actor, action and kind is one string shared by the rows that say it (the scan makes one per
+    row). Against SQLite building the rows as one JSON text to parse: long histories' 95,000 rows
+    in 0.31 s of CPU instead of 0.53.
+    """
+    same = {}.setdefault
+    rows: list[dict] = []
+    chains: list[str] = []
+    cursor = _tuples(conn).execute("SELECT seq, at, actor, action, kind, refs, payload, chain FROM ledger ORDER BY seq")
+    while batch := cursor.fetchmany(_LEDGER_BATCH):
+        refs = _json_list([row[5] for row in batch])
+        payloads = _json_list([row[6] for row in batch])
+        rows += [{"seq": seq, "at": same(at, at), "actor": same(actor, actor), "action": same(action, action),
+                  "kind": same(kind, kind), "refs": row_refs, "payload": payload}
+                 for (seq, at, actor, action, kind, _, _, _), row_refs, payload in zip(batch, refs, payloads)]
+        chains += [row[7] for row in batch]
+    return rows, chains
 
 
-def _read_aside(path: str, head: str, read: Callable[[sqlite3.Connection], str]) -> str | None:
-    """`read` on a second, read-only connection to the store at `path`, if it sees the same store
-    as the snapshot's (the same ledger `head`: every write adds a ledger row); None otherwise (a
-    write landed in between, or there is no file), and the caller reads on its own connection."""
-    if not path:
-        return None
-    second = sqlite3.connect(read_only_uri(Path(path)), uri=True, isolation_level=None)
+_LEDGER_BATCH = 20_000
+
+
+def _tuples(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor whose rows are plain tuples: the scans of every fact, version and ledger row
+    unpack them, 15% faster than sqlite3.Row's."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor
+
+
+def _json_list(texts: list[str]) -> list:
+    """Each JSON text parsed, in one parse. orjson reads what the standard parser reads, twice as
+    fast; the standard one is kept for what orjson refuses (an escaped lone surrogate, an integer
+    past 64 bits) and reads it the same as it always did."""
+    joined = "[" + ",".join(texts) + "]"
     try:
-        second.execute("BEGIN")
-        return read(second) if ledger.head(second) == head else None
-    finally:
-        second.close()
+        return orjson.loads(joined)
+    except orjson.JSONDecodeError:
+        return json.loads(joined)
 
 
-def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_json: Future) -> dict:
-    entities = [reads.entity_view(row) for row in conn.execute("SELECT * FROM entities ORDER BY name, id")]
+def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_rows: list[dict]) -> dict:
+    # zipped from plain tuples: reading each sqlite3.Row by name was half the entities' time
+    entities = [dict(zip(reads.ENTITY_FIELDS, row)) for row in _tuples(conn).execute(
+        f"SELECT {', '.join(reads.ENTITY_FIELDS)} FROM entities ORDER BY name, id")]
     names = {e["id"]: e["name"] for e in entities}
     contradictions = _contradictions(conn)
     snapshot = {
@@ -143,22 +164,11 @@ def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_json: Futur
             {k: row[k] for k in ("key", "kind", "content", "reason", "actor", "at")}
             for row in conn.execute("SELECT * FROM dismissals ORDER BY at, n")
         ],
-        "ledger": _shared_words(json.loads(ledger_json.result() or ledger.rows_json(conn))),
+        "ledger": ledger_rows,
     }
     snapshot["stats"] = stats_of(snapshot)
     snapshot["maintenance"] = [c.as_dict() for c in maintenance.worklist_of_snapshot(snapshot)]
     return snapshot
-
-
-def _shared_words(rows: list[dict]) -> list[dict]:
-    """The ledger's rows with one string for each time, actor, action and kind (the JSON parser
-    makes one per row): freed before the facts are read, that memory holds them."""
-    same = {}.setdefault
-    for row in rows:
-        at, actor, action, kind = row["at"], row["actor"], row["action"], row["kind"]
-        row["at"], row["actor"] = same(at, at), same(actor, actor)
-        row["action"], row["kind"] = same(action, action), same(kind, kind)
-    return rows
 
 
 def _contradictions(conn: sqlite3.Connection) -> list[dict]:
@@ -208,19 +218,19 @@ def _live_facts(conn: sqlite3.Connection, entity_ids: dict[str, str]) -> list[di
     """
     same = {}.setdefault
     versions: dict[str, list[tuple[int, dict]]] = defaultdict(list)
-    for fact_id, number, since, until, status, superseded_by, reason, valid_from, valid_to in conn.execute(
+    for fact_id, number, since, until, status, superseded_by, reason, valid_from, valid_to in _tuples(conn).execute(
             "SELECT fact_id, version, recorded_at, retired_at, status, superseded_by, reason, "
             "valid_from, valid_to FROM fact_versions"):
         versions[fact_id].append((number, {
             "from": same(since, since), "to": until and same(until, until), "status": same(status, status),
             "superseded_by": superseded_by, "reason": reason, "valid_from": valid_from, "valid_to": valid_to}))
     functional = {r[0] for r in conn.execute("SELECT name FROM relations WHERE functional = 1")}
-    cursor = conn.execute("SELECT id, subject_id, relation, object_id, description, evidence, actor, reassertions "
-                          "FROM facts")
+    cursor = _tuples(conn).execute("SELECT id, subject_id, relation, object_id, description, evidence, actor, "
+                                   "reassertions FROM facts")
     facts = []
     while rows := cursor.fetchmany(_FACT_BATCH):
         # One parse for a batch's evidence lists, not one per fact.
-        evidence = json.loads("[" + ",".join(row[5] for row in rows) + "]")
+        evidence = _json_list([row[5] for row in rows])
         for (fact_id, subject, relation, obj, description, _, actor, reassertions), fact_evidence in zip(rows, evidence):
             fact_versions = versions.pop(fact_id, None)
             if not fact_versions:

@@ -1,7 +1,6 @@
-"""The snapshot reads the ledger on a second connection only when it sees the very same store."""
+"""The snapshot's ledger is the ledger's rows as the store keeps them, read in the snapshot's transaction."""
 from __future__ import annotations
 
-import json
 import sqlite3
 
 from memlens.store import ledger, snapshot
@@ -12,22 +11,20 @@ def remember(memory, subject: str, obj: str) -> None:
     memory.remember([FactInput(subject, "knows", obj, "Person", "Person", evidence=("said so",))])
 
 
-def test_the_second_connection_reads_the_ledger_of_the_same_store(memory):
+def test_the_snapshot_ledger_and_its_chains_are_the_rows_the_store_keeps(memory):
     remember(memory, "alice", "bob")
-    head = ledger.head(memory.conn)
-    aside = snapshot._read_aside(snapshot._file_of(memory.conn), head, ledger.rows_json)
-    assert aside is not None
-    assert json.loads(aside) == ledger.rows(memory.conn) and len(json.loads(aside)) >= 1
+    remember(memory, "alice", "carol")
+    built, chains = snapshot.build_with_chains(memory.conn, memory.name)
+    assert len(built["ledger"]) >= 2 and built["ledger"] == ledger.rows(memory.conn)
+    assert chains == [row[0] for row in memory.conn.execute("SELECT chain FROM ledger ORDER BY seq")]
+    assert chains == ledger.chain_of(built["ledger"])
 
 
-def test_a_write_between_the_two_reads_sends_the_read_back_to_the_snapshot_connection(memory):
-    remember(memory, "alice", "bob")
-    head = ledger.head(memory.conn)
-    path = snapshot._file_of(memory.conn)
-    assert snapshot._read_aside(path, head, ledger.rows_json) is not None  # the positive case
-    remember(memory, "alice", "carol")  # the store moves on
-    assert snapshot._read_aside(path, head, ledger.rows_json) is None
-    assert snapshot._read_aside("", head, ledger.rows_json) is None  # an in-memory store has no file
+def test_a_payload_the_fast_parser_refuses_reads_as_the_standard_parser_reads_it(memory):
+    texts = ['{"note":"\\ud800"}', '{"n":123456789012345678901234567890}', '{"plain":"yes"}']
+    assert snapshot._json_list(texts) == [{"note": "\ud800"}, {"n": 123456789012345678901234567890},
+                                          {"plain": "yes"}]
+    assert snapshot._json_list(texts[2:]) == [{"plain": "yes"}]  # the fast parser's case
 
 
 def test_a_snapshot_of_a_store_without_a_file_still_carries_its_ledger(memory):

@@ -9,14 +9,16 @@ the page printable and readable without JavaScript.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from itertools import compress, count
 from typing import Any, Iterable, NamedTuple
 
 from .snapshot_index import SnapshotIndex
-from .text_width import clip_to_width, text_width
+from .text_width import char_widths, clip_to_width
 from .time_axis import from_day_number, short_record_time, to_day_number
 
 WIDTH = 760
@@ -210,15 +212,29 @@ class TimelineBuilder:
 
 def label_lines(label: str) -> tuple[str, ...]:
     """A row's label in the room left of the plot: whole on one line if it fits, else on two
-    smaller lines broken at the space that best balances them, the second cut if it must be."""
-    if text_width(label, LABEL_PX) <= LABEL_ROOM:
+    smaller lines broken at the space that best balances them, the second cut if it must be.
+
+    Each width is the sum of the characters' widths in the order `text_width` adds them, read once
+    (long texts' 200-character names: 0.4 s of the export's CPU when every candidate break summed
+    its characters from the start).
+    """
+    widths = char_widths(label)
+    if LABEL_PX * sum(widths) <= LABEL_ROOM:
         return (label,)
-    spaces = [i for i, ch in enumerate(label) if ch == " "]
-    fitting = [i for i in spaces if text_width(label[:i], LABEL_PX_TWO_LINES) <= LABEL_ROOM]
+    spaces = list(compress(count(), map(" ".__eq__, label)))
+    # a longer first line is never narrower: the spaces that fit are the first ones, by bisection
+    fitting = spaces[:bisect_right(spaces, LABEL_ROOM, key=lambda i: LABEL_PX_TWO_LINES * sum(widths[:i]))]
     if not fitting:
-        return (clip_to_width(label, LABEL_PX, LABEL_ROOM),)
-    cut = min(fitting, key=lambda i: abs(text_width(label[:i], 1) - text_width(label[i + 1:], 1)))
-    return (label[:cut], clip_to_width(label[cut + 1:], LABEL_PX_TWO_LINES, LABEL_ROOM))
+        return (clip_to_width(label, LABEL_PX, LABEL_ROOM, widths),)
+
+    # the first line's excess over the second grows with each space, so the most balanced break is
+    # one of the two around where it turns positive (min keeps the earlier of two as balanced)
+    def excess(i: int) -> float:
+        return sum(widths[:i]) - sum(widths[i + 1:])
+
+    turn = bisect_left(fitting, 0.0, key=excess)
+    cut = min(fitting[max(turn - 1, 0):turn + 1], key=lambda i: abs(excess(i)))
+    return (label[:cut], clip_to_width(label[cut + 1:], LABEL_PX_TWO_LINES, LABEL_ROOM, widths[cut + 1:]))
 
 
 def _padded_range(low: float, high: float) -> tuple[float, float]:
