@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter, defaultdict
-from importlib.metadata import PackageNotFoundError, version
 from operator import itemgetter
 
 import orjson
@@ -23,6 +22,9 @@ FORMAT = "memlens-snapshot/1"
 
 
 def memlens_version() -> str:
+    # imported here: importlib.metadata is 20 ms of the start of every command, most never ask
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("memlens")
     except PackageNotFoundError:
