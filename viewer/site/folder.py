@@ -54,9 +54,9 @@ class SiteFolder:
 
     def split(self, items: list[Any], work: Work, beside: Callable[[Emit], None] | None = None) -> None:
         """Run `work` over `items`, and `beside` (the rest of the site); when there are many items,
-        the second half of them goes to a forked worker process and `beside` to another (three
-        processes on two cores share them out better than any split of ours would: a site's other
-        pages cost a tenth of a full build, and as much as the entity pages when they are carried over).
+        the second half of them goes to a forked worker process and `beside` to another. Three
+        processes on two cores, rather than a split weighed by us: the other pages are about a
+        tenth of a full build's work, but as much as the entity pages' when those are carried over.
 
         A worker inherits the whole build at its birth (nothing is pickled: that would cost more
         than the second core wins), writes its files into the same folder and returns their
