@@ -126,13 +126,16 @@ def carried_over(path: Path, fmt: str) -> CarriedOver:
         return decoded(page_path, what, lambda: decode(main))
 
     def digest() -> dict[str, Any]:
-        try:
-            facts = parse_blocks(page, str(page_path), (FACTS_BLOCK,))[FACTS_BLOCK] if main is not None else None
-            return from_main("data", lambda main: decode_digest(main, facts))
-        except BundleUnreadable:
-            if fmt != "site":
-                raise
-        return read_digest(path, fmt)
+        if main is not None:
+            try:
+                facts = parse_blocks(page, str(page_path), (FACTS_BLOCK,))[FACTS_BLOCK]
+                return decoded(page_path, "data", lambda: decode_digest(main, facts))
+            except BundleUnreadable:
+                if fmt != "site":
+                    raise
+        elif fmt != "site":
+            raise BundleUnreadable(unreadable)
+        return read_digest(path, fmt)   # a site's snapshot.json, where its graph page cannot give it
 
     readers = {"changes since": digest,
                "layout": (lambda: _site_layout(path)) if fmt == "site" else lambda: from_main("layout", decode_layout),

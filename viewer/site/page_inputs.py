@@ -20,7 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Iterable, Sequence
 
-from memlens.store.canonical import canonical_text
+from memlens.store.canonical import canonical_json, canonical_text
 from memlens.store.snapshot import memlens_version
 
 from ..model.snapshot_index import SnapshotIndex
@@ -81,7 +81,7 @@ class PageInputs:
         self.entity_order = {e["id"]: i for i, e in enumerate(snapshot["entities"])}
         self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
         self.ledger = snapshot.get("ledger", [])
-        self.base = renderer_digest() + canonical_text(str(snapshot.get("dataset") or "")).encode()
+        self.base = renderer_digest() + canonical_json(str(snapshot.get("dataset") or ""))
         self._facts: dict[str, bytes] = {}
         self._rows: dict[int, bytes] = {}
         # each entity and fact a page links to, resolved once (a fact's ends and a ledger row's
