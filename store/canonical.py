@@ -1,4 +1,5 @@
-"""A snapshot record's canonical JSON text: compact, keys sorted, UTF-8, no ASCII escaping.
+"""A snapshot record's canonical JSON text: compact, keys sorted, UTF-8, no ASCII escaping; and
+the indented text of a whole snapshot, for people (`memlens export --format json`).
 
 One text per record serves the seal's digests and a site's snapshot.json lines. orjson writes it a
 quarter of the time the standard encoder takes (30,000 facts: 0.10 s against 0.36). The two agree
@@ -32,3 +33,20 @@ def canonical_text(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
     except TypeError:
         return _STANDARD.encode(value)
+
+
+_INDENTED = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+
+
+def indented_json(value: Any) -> bytes:
+    """Two-space indents, keys sorted, UTF-8, a newline at the end. The standard encoder, whose
+    indented output is pure Python, took 2.0 s of a 10,000-entity export's 2.3."""
+    try:
+        return orjson.dumps(value, option=_INDENTED)
+    except TypeError:
+        pass
+    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate has no UTF-8: escaped, it reads back the same
+        return (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("ascii")

@@ -1,13 +1,13 @@
 """`memlens view` and `memlens export`: the snapshot as a report, JSON, GraphML or GEXF."""
 from __future__ import annotations
 
-import json
 import webbrowser
 from pathlib import Path
 
 import click
 
 from memlens.store import datasets, importers
+from memlens.store.canonical import indented_json
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
@@ -24,7 +24,7 @@ FORMATS = ("json", "html", "site", "graphml", "gexf")
 
 def write_json(snapshot: dict, path: Path) -> None:
     """Written beside the target and moved into place, like every bundle, and sealed like one."""
-    text = json.dumps(sealed_once(snapshot), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    text = indented_json(sealed_once(snapshot))
     if str(path) == "-":
         click.echo(text, nl=False)
         return
