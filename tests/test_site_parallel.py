@@ -20,6 +20,7 @@ import pytest
 from viewer_fixtures import project_snapshot
 
 from memlens.store.errors import BundleError
+from memlens.viewer import workers
 from memlens.viewer.site import folder
 from memlens.viewer.site.build import SiteBuild, write_site
 
@@ -36,14 +37,14 @@ def in_a_fresh_process(function, *args):
 def _write_forked(target: str) -> tuple[dict[str, bytes], bool]:
     """In a fresh process: write the site with its work shared among processes."""
     forks = []
-    real = folder.ProcessPoolExecutor
+    real = workers.ProcessPoolExecutor
 
     def counting(workers, **kwargs):
         forks.append((kwargs["mp_context"].get_start_method(), workers))
         return real(workers, **kwargs)
 
     folder.PARALLEL_MIN_ENTITIES = folder.PARALLEL_MIN_ITEMS = 2
-    folder.ProcessPoolExecutor = counting
+    workers.ProcessPoolExecutor = counting
     # one worker digests half of the records; then one writes half of the entity pages while
     # another writes the other pages
     return tree(write_site(project_snapshot(), target)), forks == [("fork", 1), ("fork", 2)]
@@ -128,7 +129,7 @@ def test_with_another_thread_alive_the_build_never_forks(tmp_path, monkeypatch):
     def no_fork(*args, **kwargs):
         raise AssertionError("forked while another thread was alive")
 
-    monkeypatch.setattr(folder, "ProcessPoolExecutor", no_fork)
+    monkeypatch.setattr(workers, "ProcessPoolExecutor", no_fork)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()

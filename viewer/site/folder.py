@@ -9,18 +9,16 @@ crash took away between the two renames of a swap (where the file system cannot 
 from __future__ import annotations
 
 import ctypes
-import multiprocessing
 import os
-import signal
 import sys
-import threading
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from memlens.store.errors import BundleError
 
 from memlens.store.temporaries import leftovers, remove, temporary_beside
+
+from ..workers import can_fork, with_workers
 from .previous import PreviousSite, file_sha256
 
 Emit = Callable[[str, str | bytes], None]
@@ -63,7 +61,7 @@ class SiteFolder:
         hashes; any failure in it fails the build. It forks only while this process has no other
         thread, since a fork copies none of them and no lock they hold; otherwise all is done here.
         """
-        if len(items) < PARALLEL_MIN_ENTITIES or not _can_fork():
+        if len(items) < PARALLEL_MIN_ENTITIES or not can_fork():
             work(items, self.emit)
             if beside is not None:
                 beside(self.emit)
@@ -80,7 +78,7 @@ class SiteFolder:
         jobs = [(writing(lambda: work(items[half:], self.emit)), "writing entity pages")]
         if beside is not None:
             jobs.append((writing(lambda: beside(self.emit)), "writing the graph, list and ledger pages"))
-        _, written = _with_workers(lambda: work(items[:half], self.emit), jobs)
+        _, written = with_workers(lambda: work(items[:half], self.emit), jobs)
         for hashes, inputs in written:
             self.hashes.update(hashes)
             self.inputs.update(inputs)
@@ -89,10 +87,10 @@ class SiteFolder:
     def in_halves(items: Sequence[Any], compute: Callable[[Sequence[Any]], list[Any]], what: str) -> list[Any]:
         """`compute(items)`, its second half computed in a forked worker when there are many (its
         results come back pickled, so they should be small); `what` names the work in a failure."""
-        if len(items) < PARALLEL_MIN_ITEMS or not _can_fork():
+        if len(items) < PARALLEL_MIN_ITEMS or not can_fork():
             return compute(items)
         half = len(items) // 2
-        first, [rest] = _with_workers(lambda: compute(items[:half]), [(lambda: compute(items[half:]), what)])
+        first, [rest] = with_workers(lambda: compute(items[:half]), [(lambda: compute(items[half:]), what)])
         return first + rest
 
     def reuse(self, page: str, digest: str) -> bool:
@@ -152,49 +150,6 @@ def check_target(target: Path) -> None:
     if target.is_dir() and any(target.iterdir()) and not (target / "manifest.json").is_file():
         raise SiteTargetError(f"{target} is a non-empty directory without a memlens manifest.json; "
                               "refusing to replace it (choose an empty or new directory)")
-
-
-# What the forked workers run (see _with_workers): they find it at their birth.
-_inherited: list[Callable[[], Any]] = []
-_PR_SET_PDEATHSIG = 1
-
-
-def _with_workers(here: Callable[[], Any], there: list[tuple[Callable[[], Any], str]]) -> tuple[Any, list[Any]]:
-    """(here(), [each of there's jobs' result]), each job run in a worker forked for it, all at the
-    same time; a job that fails fails the whole, named by its text ("writing entity pages")."""
-    global _inherited
-    _inherited = [job for job, _ in there]
-    try:
-        # with "fork", the pool starts all its workers at the first submit, before its own thread
-        with ProcessPoolExecutor(len(there), mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_die_with_parent) as pool:
-            shares = [pool.submit(_run_inherited, n) for n in range(len(there))]
-            mine = here()
-            theirs = []
-            for share, (_, what) in zip(shares, there):
-                try:
-                    theirs.append(share.result())
-                except Exception as exc:
-                    raise BundleError(f"the second process {what} failed: {type(exc).__name__}: {exc}") from None
-    finally:
-        _inherited = []
-    return mine, theirs
-
-
-def _run_inherited(job: int) -> Any:
-    assert _inherited, "a site worker is only ever forked by _with_workers"
-    return _inherited[job]()
-
-
-def _can_fork() -> bool:
-    return hasattr(os, "fork") and threading.active_count() == 1
-
-
-def _die_with_parent() -> None:
-    """Linux: the worker is killed with the process that made it, so a killed export leaves no
-    writer behind (elsewhere it ends with its task)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def building_folder(target: Path) -> Path:
