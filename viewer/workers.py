@@ -11,13 +11,17 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, NoReturn, TypeVar
 
 from memlens.store.errors import BundleError
+
+T = TypeVar("T")
 
 # What the forked workers run (see with_workers): they find it at their birth.
 _inherited: list[Callable[[], Any]] = []
@@ -60,3 +64,86 @@ def _die_with_parent() -> None:
     worker behind (elsewhere it ends with its task)."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+@contextmanager
+def meanwhile(job: Callable[[], T], what: str, *, fork: bool) -> Iterator[Callable[[], T]]:
+    """A callable giving job()'s result. With `fork` (and `can_fork`), the job runs from here on in a
+    forked worker while the `with` block goes on, and the callable waits for it; otherwise the job
+    runs when the callable is first called. A worker whose result was not asked for is ended at
+    the block's end. Unlike `with_workers`, it leaves this process without another thread, so more
+    work can be shared while it runs."""
+    if not (fork and can_fork()):
+        yield _once(job)
+        return
+    worker = _Forked(job, what)
+    try:
+        yield worker.result
+    finally:
+        worker.end()
+
+
+def _once(job: Callable[[], T]) -> Callable[[], T]:
+    made: list[T] = []
+
+    def result() -> T:
+        if not made:
+            made.append(job())
+        return made[0]
+    return result
+
+
+class _Forked:
+    """job() in a child made by os.fork, its result (or its failure) pickled back through a pipe."""
+
+    def __init__(self, job: Callable[[], Any], what: str) -> None:
+        self.what = what
+        self._made: list[Any] = []
+        read, write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns
+            os.close(read)
+            _run_child(job, write)
+        os.close(write)
+        self._pipe = read
+
+    def result(self) -> Any:
+        if not self._made:
+            with os.fdopen(self._pipe, "rb") as pipe:
+                self._pipe = -1
+                data = pipe.read()
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+            try:
+                ok, value = pickle.loads(data)
+            except Exception:  # the worker died before it could say anything (killed, out of memory)
+                ok, value = False, "it ended without a result"
+            if not ok:
+                raise BundleError(f"the second process {self.what} failed: {value}")
+            self._made.append(value)
+        return self._made[0]
+
+    def end(self) -> None:
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self._pipe >= 0:
+            os.close(self._pipe)
+            self._pipe = -1
+
+
+def _run_child(job: Callable[[], Any], write: int) -> NoReturn:
+    code = 0
+    try:
+        _die_with_parent()
+        try:
+            outcome = (True, job())
+        except BaseException as exc:  # sent to the parent, which raises it
+            outcome = (False, f"{type(exc).__name__}: {exc}")
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL))
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)  # no atexit handlers, no flushing of the parent's buffers, no finalizers
