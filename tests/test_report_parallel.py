@@ -31,19 +31,15 @@ def in_a_fresh_process(function, *args):
 
 
 def _counting_forks() -> list[str]:
-    """Every fork this process makes from now on, and every pool of workers."""
+    """Every fork this process makes from now on."""
     made = []
-    real_fork, real_pool = workers.os.fork, workers.ProcessPoolExecutor
+    real_fork = workers.os.fork
 
     def fork():
         made.append("fork")
         return real_fork()
 
-    def pool(*args, **kwargs):
-        made.append("pool")
-        return real_pool(*args, **kwargs)
-
-    workers.os.fork, workers.ProcessPoolExecutor = fork, pool
+    workers.os.fork = fork
     return made
 
 
@@ -72,7 +68,7 @@ def test_three_processes_write_the_report_one_process_writes_of_the_sealed_snaps
     # in this process (it has other threads) the seal is made when its block is, and nothing forks
     assert write_report(snapshot, tmp_path / "later.html", seal=partial(seal_of, snapshot, None)).read_bytes() == one
     shared, forks = in_a_fresh_process(_write_shared, snapshot, str(tmp_path / "shared.html"))
-    assert forks == ["fork", "pool", "fork"]   # the seal's worker, then the blocks' (a pool of one)
+    assert forks == ["fork", "fork"]   # the seal's worker, then the blocks'
     assert shared == one
     assert b'id="memlens-seal"' in shared and b'id="memlens-ledger"' in shared
 
@@ -93,7 +89,7 @@ def test_a_stores_report_sealed_beside_its_page_verifies_and_is_the_one_process_
     demo.build(store).close()
     assert cli("export", "--db", str(store), "--format", "html", "-o", str(tmp_path / "one.html")).exit_code == 0
     forks, checked = in_a_fresh_process(_export_shared, str(store), str(tmp_path / "shared.html"))
-    assert forks == ["fork", "pool", "fork"]
+    assert forks == ["fork", "fork"]
     assert checked["hash_of"] == "ledger" and checked["ledger"] > 100 and checked["facts"] > 50
     assert (tmp_path / "shared.html").read_bytes() == (tmp_path / "one.html").read_bytes()
 

@@ -9,50 +9,32 @@ shared only while the process has a single thread (`can_fork`).
 from __future__ import annotations
 
 import ctypes
-import multiprocessing
 import os
 import pickle
 import signal
 import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NoReturn, TypeVar
 
 from memlens.store.errors import BundleError
 
 T = TypeVar("T")
-
-# What the forked workers run (see with_workers): they find it at their birth.
-_inherited: list[Callable[[], Any]] = []
 _PR_SET_PDEATHSIG = 1
 
 
 def with_workers(here: Callable[[], Any], there: list[tuple[Callable[[], Any], str]]) -> tuple[Any, list[Any]]:
     """(here(), [each of there's jobs' result]), each job run in a worker forked for it, all at the
     same time; a job that fails fails the whole, named by its text ("writing entity pages")."""
-    global _inherited
-    _inherited = [job for job, _ in there]
+    started: list[_Forked] = []
     try:
-        # with "fork", the pool starts all its workers at the first submit, before its own thread
-        with ProcessPoolExecutor(len(there), mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_die_with_parent) as pool:
-            shares = [pool.submit(_run_inherited, n) for n in range(len(there))]
-            mine = here()
-            theirs = []
-            for share, (_, what) in zip(shares, there):
-                try:
-                    theirs.append(share.result())
-                except Exception as exc:
-                    raise BundleError(f"the second process {what} failed: {type(exc).__name__}: {exc}") from None
+        for job, what in there:
+            started.append(_Forked(job, what))
+        mine = here()
+        return mine, [worker.result() for worker in started]
     finally:
-        _inherited = []
-    return mine, theirs
-
-
-def _run_inherited(job: int) -> Any:
-    assert _inherited, "a worker is only ever forked by with_workers"
-    return _inherited[job]()
+        for worker in started:
+            worker.end()
 
 
 def can_fork() -> bool:
@@ -71,8 +53,7 @@ def meanwhile(job: Callable[[], T], what: str, *, fork: bool) -> Iterator[Callab
     """A callable giving job()'s result. With `fork` (and `can_fork`), the job runs from here on in a
     forked worker while the `with` block goes on, and the callable waits for it; otherwise the job
     runs when the callable is first called. A worker whose result was not asked for is ended at
-    the block's end. Unlike `with_workers`, it leaves this process without another thread, so more
-    work can be shared while it runs."""
+    the block's end."""
     if not (fork and can_fork()):
         yield _once(job)
         return
