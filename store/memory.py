@@ -20,6 +20,7 @@ from .facts import FactInput, Outcome
 from .maintenance import Candidate
 from .opening import check_can_make, open_for_reading, open_for_writing, remove_store_files
 from .timefmt import parse_instant, parse_valid_time, utc_now
+from .snapshot_seal import sealed
 from .temporaries import leftovers, remove, temporary_beside
 
 
@@ -245,10 +246,11 @@ class Memory:
     def snapshot(self) -> dict:
         return snapshot.build(self.conn, self.name)
 
-    def snapshot_with_chains(self) -> tuple[dict, list[str]]:
-        """The snapshot and the chain hashes its ledger keeps, read in one transaction: what
-        snapshot_seal seals it with, not recomputing the chain (a bundle seals it as it is written)."""
-        return snapshot.build_with_chains(self.conn, self.name)
+    def sealed_snapshot(self) -> dict:
+        """The snapshot with its seal, as a bundle carries it, made with the chain hashes the
+        ledger keeps (snapshot.build_with_chains)."""
+        built, chains = snapshot.build_with_chains(self.conn, self.name)
+        return sealed(built, chains)
 
 
 @contextmanager

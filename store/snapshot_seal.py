@@ -34,10 +34,9 @@ def sealed(snapshot: dict[str, Any], chains: list[str] | None = None) -> dict[st
     return {**snapshot, "seal": seal_of(snapshot, chains)}
 
 
-def sealed_once(snapshot: dict[str, Any], chains: list[str] | None = None) -> dict[str, Any]:
-    """`snapshot` as a bundle writes it: sealed, unless it came sealed (a bundle read back).
-    `chains` as for `seal_of`."""
-    return snapshot if "seal" in snapshot else sealed(snapshot, chains)
+def sealed_once(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """`snapshot` as a bundle writes it: sealed, unless it came sealed (a store's `sealed_snapshot`)."""
+    return snapshot if "seal" in snapshot else sealed(snapshot)
 
 
 def seal_of(snapshot: dict[str, Any], chains: list[str] | None = None) -> dict[str, Any]:

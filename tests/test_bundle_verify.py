@@ -156,7 +156,7 @@ def test_what_cannot_be_verified_says_why_in_one_line(cli, demo_store, tmp_path)
 
 def test_a_store_seals_with_the_chain_it_keeps_which_is_the_chain_its_rows_make(demo_store, tmp_path):
     with Memory(demo_store, readonly=True) as memory:
-        kept = sealed(*memory.snapshot_with_chains())
+        kept = memory.sealed_snapshot()
         recomputed = sealed(memory.snapshot())
     assert kept == recomputed and kept["seal"]["hash_of"] == "ledger"
     assert check_seal(kept, "s")["ledger"] == len(kept["ledger"]) > 100
@@ -169,6 +169,6 @@ def test_a_store_seals_with_the_chain_it_keeps_which_is_the_chain_its_rows_make(
         seq = conn.execute("SELECT seq FROM ledger ORDER BY seq LIMIT 1 OFFSET 40").fetchone()[0]
         conn.execute("UPDATE ledger SET chain = ? WHERE seq = ?", ("0" * 64, seq))
     with Memory(edited, readonly=True) as memory:
-        wrong = sealed(*memory.snapshot_with_chains())
+        wrong = memory.sealed_snapshot()
     with pytest.raises(SnapshotAltered, match=f"ledger row seq {seq} .* breaks the hash chain"):
         check_seal(wrong, "s")

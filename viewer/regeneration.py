@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.store import datasets
 from memlens.store.errors import BundleError, InvalidInput, NotFound
-from memlens.store.snapshot_seal import seal_of, sealed_once
+from memlens.store.snapshot_seal import sealed_once
 
 from .atomic import atomic_write
 
@@ -136,34 +135,32 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     from .reading import carried_over
 
     load_writer(bundle.format)
-    snapshot, chains = memory.snapshot_with_chains()
+    snapshot = memory.sealed_snapshot()
     kept = carried_over(path, bundle.format)
     previous = kept.digest
     changes = diff(previous, snapshot) if previous and previous.get("hash") != snapshot["hash"] else None
     write_bundle(snapshot, path, bundle.format, changes=changes, previous_layout=kept.layout,
-                 previous_looks=kept.looks, chains=chains)
+                 previous_looks=kept.looks)
     return Regeneration(bundle, True, snapshot["hash"], kept.notes())
 
 
 def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
                  show_superseded: bool = False,
                  previous_layout: dict[str, tuple[float, float]] | None = None,
-                 previous_looks: dict[str, "TypeLook"] | None = None, chains: list[str] | None = None) -> None:
+                 previous_looks: dict[str, "TypeLook"] | None = None) -> None:
     """`previous_layout` and `previous_looks` (see `reading.carried_over`) keep those entities where
     they were and those types' colours and shapes. The bundle carries the snapshot's seal, for
-    `memlens verify`, made with `chains` (a store's, see `snapshot_seal.seal_of`) unless the
-    snapshot came sealed; a report makes it while the page is built."""
+    `memlens verify` (made here unless the snapshot came sealed)."""
+    snapshot = sealed_once(snapshot)
     if fmt == "site":
         from memlens.viewer.site.build import write_site
 
-        write_site(sealed_once(snapshot, chains), path, changes=changes, previous_layout=previous_layout,
-                   previous_looks=previous_looks)
+        write_site(snapshot, path, changes=changes, previous_layout=previous_layout, previous_looks=previous_looks)
     else:
         from memlens.viewer.report.write import write_report
 
-        seal = None if "seal" in snapshot else partial(seal_of, snapshot, chains)
         write_report(snapshot, path, show_superseded=show_superseded, changes=changes,
-                     previous_layout=previous_layout, previous_looks=previous_looks, seal=seal)
+                     previous_layout=previous_layout, previous_looks=previous_looks)
 
 
 def after_maintenance(memory: "Memory") -> str:

@@ -23,9 +23,9 @@ from .progress import Progress
 FORMATS = ("json", "html", "site", "graphml", "gexf")
 
 
-def write_json(snapshot: dict, path: Path, chains: list[str] | None = None) -> None:
+def write_json(snapshot: dict, path: Path) -> None:
     """Written beside the target and moved into place, like every bundle, and sealed like one."""
-    text = indented_json(sealed_once(snapshot, chains))
+    text = indented_json(sealed_once(snapshot))
     if str(path) == "-":
         click.echo(text, nl=False)
         return
@@ -36,13 +36,11 @@ def write_json(snapshot: dict, path: Path, chains: list[str] | None = None) -> N
     atomic_write(path, text)
 
 
-def write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool = False,
-                 chains: list[str] | None = None) -> None:
-    """`chains`: a store's ledger chain hashes, which its snapshot is sealed with (see `read_snapshot`)."""
+def write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool = False) -> None:
     if fmt == "json":
-        write_json(snapshot, path, chains)
+        write_json(snapshot, path)
     elif fmt in regeneration.FORMATS:
-        regeneration.write_bundle(snapshot, path, fmt, show_superseded=show_superseded, chains=chains)
+        regeneration.write_bundle(snapshot, path, fmt, show_superseded=show_superseded)
     else:
         from memlens.viewer.interchange import write_graph
 
@@ -59,20 +57,17 @@ def source_options(command):
 
 
 def read_snapshot(source: str | None, source_path: str | None, deleted_text: bool,
-                  db: str | None, dataset: str | None) -> tuple[dict, str, list[str] | None]:
-    """The snapshot to show, a name for it, and the chain hashes a store's ledger keeps (None for
-    another tool's store), which the bundle's seal is made with: from --from TOOL [PATH], or from
-    the dataset."""
+                  db: str | None, dataset: str | None) -> tuple[dict, str]:
+    """The snapshot to show, and a name for it: from --from TOOL [PATH], or from the dataset."""
     if source is None:
         if source_path or deleted_text:
             raise click.UsageError("PATH and --deleted-text go with --from")
         with read_memory(db, dataset) as memory:
-            snapshot, chains = memory.snapshot_with_chains()
-            return snapshot, memory.name, chains
+            return memory.sealed_snapshot(), memory.name
     if db or dataset:
         raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
     snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
-    return snapshot, snapshot["dataset"].replace(":", "-"), None
+    return snapshot, snapshot["dataset"].replace(":", "-")
 
 
 @click.command()
@@ -101,12 +96,12 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
-        snapshot, _, chains = read_snapshot(source, source_path, deleted_text, db, dataset)
-        fast_exit.leave(snapshot, chains)
+        snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset)
+        fast_exit.leave(snapshot)
         progress.advance()
         progress.stage(f"writing {fmt}")
         with progress.without_ticker():
-            write_format(snapshot, fmt, path, show_superseded=show_superseded, chains=chains)
+            write_format(snapshot, fmt, path, show_superseded=show_superseded)
         progress.advance()
     if out == "-":
         return
@@ -147,15 +142,14 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
         regeneration.load_writer("html")
         with Progress(2, enabled=not as_json) as progress:
             progress.stage("reading the store")
-            snapshot, name, chains = read_snapshot(source, source_path, deleted_text, db, dataset)
-            fast_exit.leave(snapshot, chains)
+            snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset)
+            fast_exit.leave(snapshot)
             progress.advance()
             path = Path(out) if out else default_report(name)
             unchanged = if_changed and regeneration.bundle_hash(path, "html") == snapshot["hash"]
             if not unchanged:
                 progress.stage("writing the report")
-                with progress.without_ticker():
-                    write_format(snapshot, "html", path, show_superseded=show_superseded, chains=chains)
+                write_format(snapshot, "html", path, show_superseded=show_superseded)
             progress.advance()
         done = regeneration.Regeneration(regeneration.Bundle(str(path), "html"), not unchanged, snapshot["hash"])
     emit(as_json, {"path": str(path), "hash": done.hash, "written": done.written},

@@ -60,7 +60,6 @@ from ..model.columns import FACT_FIELDS, Columns
 from ..model.palette import TypeLook
 from ..model.snapshot_index import UNKNOWN_LOOK
 from ..model.worklist import dismissal_groups, worklist_groups
-from ..workers import can_fork, with_workers
 
 if TYPE_CHECKING:  # numpy comes with the layout; reading a report back needs neither
     from ..model.layout import Layout
@@ -85,11 +84,6 @@ BLOCK_TYPE = "application/gzip"
 # zlib's level 4: at 100,000 entities the blocks are 23.4 MB in 1.0 s of CPU; level 6, 22.3 MB in
 # 2.2 s; level 1, 26.1 MB in 0.7 s (and the worker thread does it while the page is rendered)
 COMPRESSION_LEVEL = 4
-# From this many facts and ledger rows on, the seal is made in a forked worker while the page is
-# built, and the ledger and maintenance blocks in another while this process makes the others: an
-# export of 100,000 entities without evidence (740,000 records) took 14.8 s instead of 16.1. At
-# 10,000 entities (70,000-150,000 records) it gained no time and cost 0.2-0.4 s more CPU.
-PARALLEL_MIN_RECORDS = 200_000
 
 ENTITY_COLUMNS = ("name", "type", "description", "createdAt", "updatedAt", "mergedInto", "mergedAt", "x", "y",
                   "degree")
@@ -522,80 +516,39 @@ def _valid_times(facts: Columns) -> list[str]:
 
 def _models(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, entity_pages: dict[str, str] | None,
             fact_columns: Columns | None, type_looks: dict[str, TypeLook] | None,
-            encode: Callable[[dict[str, Any]], Any], seal: Callable[[], dict[str, Any]] | None = None,
-            share: bool = False) -> dict[str, Any]:
+            encode: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
     """The blocks, each passed through `encode` as soon as it is built (so one block's rows are
-    alive at a time). `seal` makes the seal of a snapshot that carries none yet. `share`: a forked
-    worker builds the ledger and maintenance blocks while this process builds the others."""
+    alive at a time)."""
     read = _SnapshotColumns(snapshot, fact_columns)
-    ix = _Indexes(snapshot, read)
+    return _encoded(snapshot, layout, show_superseded, entity_pages, type_looks, read, _Indexes(snapshot, read), encode)
+
+
+def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, entity_pages: dict[str, str] | None,
+             type_looks: dict[str, TypeLook] | None, read: _SnapshotColumns, ix: _Indexes,
+             encode: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
     inexact = {part: _Inexact() for part in LISTS}
-
-    def first() -> dict[str, Any]:
-        return _first_blocks(snapshot, read, ix, inexact, encode)
-
-    def second(encode: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
-        blocks = _second_blocks(snapshot, read, ix, inexact, encode)
-        return blocks, {part: inexact[part].raw(snapshot.get(part, [])) for part in _SECOND_RAW}
-
-    if share and can_fork():
-        blocks, [(later, raw)] = with_workers(
-            first, [(lambda: second(_block_text), "encoding the ledger and maintenance blocks")])
-    else:
-        blocks = first()
-        later, raw = second(encode)
-    main = _main_block(snapshot, layout, show_superseded, entity_pages, type_looks, read, ix, inexact, raw, seal)
-    blocks = {MAIN_BLOCK: encode(main), **blocks, **later}
-    if "seal" in snapshot or seal is not None:
-        blocks[SEAL_BLOCK] = encode({"version": PAGE_DATA_VERSION,
-                                     "seal": snapshot["seal"] if "seal" in snapshot else seal()})
-    return blocks
-
-
-# the parts whose inexact records the second blocks find (and the main block lists)
-_SECOND_RAW = ("dismissals", "maintenance")
-
-
-def _first_blocks(snapshot: dict[str, Any], read: _SnapshotColumns, ix: _Indexes, inexact: dict[str, _Inexact],
-                  encode: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
-    """The facts' blocks: what the first draw reads, with the texts it reads next."""
     facts = read.facts
+    entities = _entity_rows(snapshot["entities"], read.entities, ix, layout, entity_pages, inexact["entities"])
+    contradictions = _contradiction_rows(snapshot, ix, inexact["contradictions"])
     inexact["facts"].shape(snapshot["facts"], FACT_FIELDS, facts)
     fact_block = _fact_columns(facts, ix, inexact["facts"])
     texts_block = encode({"version": PAGE_DATA_VERSION, **{name: fact_block.pop(name) for name in TEXT_COLUMNS}})
     fact_block.update(version=PAGE_DATA_VERSION, raw=inexact["facts"].raw(snapshot["facts"]))
-    return {FACTS_BLOCK: encode(fact_block), TEXTS_BLOCK: texts_block}
-
-
-def _second_blocks(snapshot: dict[str, Any], read: _SnapshotColumns, ix: _Indexes, inexact: dict[str, _Inexact],
-                   encode: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
-    """The ledger and maintenance blocks: what the page reads only on request."""
+    fact_block = encode(fact_block)
     records = snapshot.get("ledger", [])
     ledger_block = _ledger_columns(read.ledger, records, ix, inexact["ledger"])
     ledger_block.update(version=PAGE_DATA_VERSION, raw=inexact["ledger"].raw(records))
-    blocks = {LEDGER_BLOCK: encode(ledger_block)}
-    blocks[MAINTENANCE_BLOCK] = encode({
+    ledger_block = encode(ledger_block)
+    maintenance_block = encode({
         "version": PAGE_DATA_VERSION,
         "dismissals": _dismissal_columns(snapshot.get("dismissals", []), inexact["dismissals"]),
         "worklist": _worklist_columns(snapshot.get("maintenance", []), ix, inexact["maintenance"]),
         "maintenance": maintenance_groups(snapshot),
     })
-    return blocks
-
-
-def _main_block(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, entity_pages: dict[str, str] | None,
-                type_looks: dict[str, TypeLook] | None, read: _SnapshotColumns, ix: _Indexes,
-                inexact: dict[str, _Inexact], second_raw: dict[str, list[list[Any]]],
-                seal: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
-    entities = _entity_rows(snapshot["entities"], read.entities, ix, layout, entity_pages, inexact["entities"])
-    contradictions = _contradiction_rows(snapshot, ix, inexact["contradictions"])
-    keys = list(snapshot)
-    if seal is not None and "seal" not in snapshot:
-        keys.append("seal")   # where `sealed` puts it
-    return {
+    main = {
         "version": PAGE_DATA_VERSION,
         "meta": {key: value for key, value in snapshot.items() if key not in LISTS and key != "seal"},
-        "keys": keys,
+        "keys": list(snapshot),
         "columns": {"entities": ENTITY_COLUMNS if entity_pages is None else SITE_ENTITY_COLUMNS,
                     "history": HISTORY_COLUMNS, "contradictions": CONTRADICTION_COLUMNS},
         # each type's look, as viewer/model/palette.py assigned it (SnapshotIndex.type_looks)
@@ -606,16 +559,21 @@ def _main_block(snapshot: dict[str, Any], layout: Layout, show_superseded: bool,
         "actions": ix.actions,
         "kinds": ix.kinds,
         "times": ix.times,
-        "validTimes": _valid_times(read.facts),
+        "validTimes": _valid_times(facts),
         "entityIds": _packed_ids(read.entities["id"]),
         "entities": entities,
         "contradictions": contradictions,
-        "raw": {part: second_raw[part] if part in second_raw else inexact[part].raw(snapshot.get(part, []))
+        "raw": {part: inexact[part].raw(snapshot.get(part, []))
                 for part in ("entities", "contradictions", "dismissals", "maintenance")},
         "overview": _overview(snapshot, ix, layout),
         "drawLimit": DRAW_LIMIT,
         "showSuperseded": show_superseded,
     }
+    blocks = {MAIN_BLOCK: encode(main), FACTS_BLOCK: fact_block, TEXTS_BLOCK: texts_block, LEDGER_BLOCK: ledger_block,
+              MAINTENANCE_BLOCK: maintenance_block}
+    if "seal" in snapshot:
+        blocks[SEAL_BLOCK] = encode({"version": PAGE_DATA_VERSION, "seal": snapshot["seal"]})
+    return blocks
 
 
 def page_data(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
@@ -655,16 +613,12 @@ class Block:
 
 def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bool,
                 entity_pages: dict[str, str] | None = None, fact_columns: Columns | None = None,
-                type_looks: dict[str, TypeLook] | None = None,
-                seal: Callable[[], dict[str, Any]] | None = None) -> list[Block]:
+                type_looks: dict[str, TypeLook] | None = None) -> list[Block]:
     """The blocks as page elements. Each block's JSON is written as soon as its rows exist and
     compressed in a worker thread (zlib lets go of the interpreter while it works), so a block is
     compressed while the next one is built and while the rest of the page is rendered. A block's
     JSON is written only once the one before is compressed, so one block's JSON is alive at a time
-    (at 100,000 entities the texts' JSON waited beside the facts': the export's peak, 1.63 GB).
-
-    `seal` makes the seal of a snapshot that carries none yet (`snapshot_seal.seal_of`). In a large
-    snapshot (`shares_work`) the ledger and maintenance blocks are made in a forked worker meanwhile."""
+    (at 100,000 entities the texts' JSON waited beside the facts': the export's peak, 1.63 GB)."""
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-gzip")
     compressing: list[Future[str]] = []
 
@@ -675,16 +629,10 @@ def page_blocks(snapshot: dict[str, Any], layout: Layout, *, show_superseded: bo
         return compressing[-1]
 
     try:
-        texts = _models(snapshot, layout, show_superseded, entity_pages, fact_columns, type_looks, encode, seal,
-                        shares_work(snapshot))
+        texts = _models(snapshot, layout, show_superseded, entity_pages, fact_columns, type_looks, encode)
     finally:
         worker.shutdown(wait=False)
     return [Block(name, text) for name, text in texts.items()]
-
-
-def shares_work(snapshot: dict[str, Any]) -> bool:
-    """Whether a page of `snapshot` is large enough that making it in two processes pays."""
-    return len(snapshot["facts"]) + len(snapshot.get("ledger", [])) >= PARALLEL_MIN_RECORDS
 
 
 def drawings_block(drawings: dict[str, str]) -> Block:
@@ -703,10 +651,6 @@ def _json(model: dict[str, Any]) -> bytes:
     except orjson.JSONEncodeError:
         return json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
                           allow_nan=False).encode()
-
-
-def _block_text(model: dict[str, Any]) -> str:
-    return _compressed(_json(model))
 
 
 def _compressed(data: bytes) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import jinja2
 from markupsafe import Markup
@@ -22,10 +22,9 @@ from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
 from ..model.timeline_svg import timeline_svg
 from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
-from ..workers import meanwhile
 from . import assets
 from .csp import content_security_policy
-from .codec import Block, drawings_block, page_blocks, shares_work
+from .codec import Block, drawings_block, page_blocks
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
 TIMELINES_DRAWN = 12       # timelines of each kind drawn at load; the others wait in a data block
@@ -224,32 +223,18 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None, site: SiteMode | None = None,
                   timelines: TimelineBuilder | None = None, layout: Layout | None = None,
                   previous_layout: dict[str, tuple[float, float]] | None = None,
-                  previous_looks: dict[str, TypeLook] | None = None,
-                  seal: Callable[[], dict[str, Any]] | None = None) -> ReportContext:
+                  previous_looks: dict[str, TypeLook] | None = None) -> ReportContext:
     """`previous_layout` (entity id -> position, from the bundle being regenerated) keeps those
     entities where they were; see `compute_layout`. Ignored when `layout` is given. Likewise
-    `previous_looks` (type -> look) keeps each type's colour and shape; ignored with `timelines`.
-    `seal` makes the seal of a snapshot that carries none yet (see `codec.page_blocks`)."""
+    `previous_looks` (type -> look) keeps each type's colour and shape; ignored with `timelines`."""
     check_format(snapshot)
-    if seal is None:
-        return _context(snapshot, show_superseded, changes, site, timelines, layout, previous_layout, previous_looks, None)
-    # made from here on in a worker when the page is large: nothing but its block needs it
-    with meanwhile(seal, "sealing the snapshot", fork=shares_work(snapshot)) as sealing:
-        return _context(snapshot, show_superseded, changes, site, timelines, layout, previous_layout, previous_looks,
-                        sealing)
-
-
-def _context(snapshot: dict[str, Any], show_superseded: bool, changes: dict[str, Any] | None, site: SiteMode | None,
-             timelines: TimelineBuilder | None, layout: Layout | None,
-             previous_layout: dict[str, tuple[float, float]] | None, previous_looks: dict[str, TypeLook] | None,
-             seal: Callable[[], dict[str, Any]] | None) -> ReportContext:
     timelines = timelines or TimelineBuilder(SnapshotIndex(snapshot, previous_looks))
     index = timelines.index
     layout = layout or compute_layout(link_graph(snapshot, index.fact_columns), previous=previous_layout)
     # first: the blocks are compressed in a worker thread while the rest of the page is built
     blocks = page_blocks(snapshot, layout, show_superseded=show_superseded,
                          entity_pages=site.entity_pages if site else None, fact_columns=index.fact_columns,
-                         type_looks=index.type_looks, seal=seal)
+                         type_looks=index.type_looks)
     functional, functional_omitted = functional_timelines(timelines)
     # a site draws every entity's timeline on the entity's own page
     per_entity, entity_omitted = ([], 0) if site else entity_timelines(timelines, layout.ranking)
@@ -288,20 +273,18 @@ def _context(snapshot: dict[str, Any], show_superseded: bool, changes: dict[str,
 def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
                   changes: dict[str, Any] | None = None,
                   previous_layout: dict[str, tuple[float, float]] | None = None,
-                  previous_looks: dict[str, TypeLook] | None = None,
-                  seal: Callable[[], dict[str, Any]] | None = None) -> Iterator[str]:
+                  previous_looks: dict[str, TypeLook] | None = None) -> Iterator[str]:
     """The single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict), in pieces that
     concatenate to the page: a writer streams them, so a 100 MB page is never one string.
 
     `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
     "Changes since ..." panel. None shows nothing of the kind. `previous_layout` (entity id ->
     position, as `reading.read_layout` reads it from the old page) keeps the map stable,
-    and `previous_looks` (type -> look, `reading.read_looks`) the types' colours. `seal` makes
-    the seal of a snapshot that carries none yet, while the page is built.
+    and `previous_looks` (type -> look, `reading.read_looks`) the types' colours.
     Everything is built before the first piece is yielded: bad input fails before a file is touched.
     """
     context = build_context(snapshot, show_superseded=show_superseded, changes=changes,
-                            previous_layout=previous_layout, previous_looks=previous_looks, seal=seal)
+                            previous_layout=previous_layout, previous_looks=previous_looks)
     return environment().get_template("report.html").generate(report=context)
 
 

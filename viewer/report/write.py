@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..atomic import atomic_write
 from ..model.palette import TypeLook
@@ -14,17 +14,15 @@ from .page import report_chunks
 def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
                  show_superseded: bool = False, changes: dict[str, Any] | None = None,
                  previous_layout: dict[str, tuple[float, float]] | None = None,
-                 previous_looks: dict[str, TypeLook] | None = None,
-                 seal: Callable[[], dict[str, Any]] | None = None) -> Path:
+                 previous_looks: dict[str, TypeLook] | None = None) -> Path:
     """Render `snapshot` and atomically replace `path` with it; returns the resolved path.
 
     `changes` (from `memlens.store.snapshot_diff.diff`) adds the "Changes since ..." panel;
     `previous_layout` (entity id -> position) keeps those entities where they were, and
-    `previous_looks` (type -> look) those types' colours and shapes. `seal` makes the seal of a
-    snapshot that carries none yet.
+    `previous_looks` (type -> look) those types' colours and shapes.
     """
     target = Path(path).resolve()
     # fails before any file is touched
     chunks = report_chunks(snapshot, show_superseded=show_superseded, changes=changes,
-                           previous_layout=previous_layout, previous_looks=previous_looks, seal=seal)
+                           previous_layout=previous_layout, previous_looks=previous_looks)
     return atomic_write(target, chunks)
