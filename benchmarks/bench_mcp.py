@@ -32,6 +32,7 @@ from mcp_types import Implementation
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate_store import TYPES, generate  # noqa: E402
+from compiled_memlens import compile_memlens  # noqa: E402
 
 BUDGET_MS = 20.0
 # A long-tail entity, the biggest hub, a relation in an eighth of the facts, two words, an id-like word.
@@ -96,6 +97,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--store", type=Path, help="A store to reuse (it is written to).")
     args = parser.parse_args()
+    compile_memlens()
     memlens = shutil.which("memlens") or sys.exit("memlens is not on PATH: pip install -e '.[mcp]' first")
     with tempfile.TemporaryDirectory(prefix="memlens-mcp-") as work:
         store = args.store or Path(work) / "bench.sqlite"

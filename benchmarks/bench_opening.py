@@ -26,6 +26,7 @@ from bench_regeneration import best_of as process_seconds  # noqa: E402
 from generate_store import generate  # noqa: E402
 
 from memlens.store.opening import QUICK_CHECK_ON_READ_MAX_BYTES  # noqa: E402
+from compiled_memlens import compile_memlens  # noqa: E402
 
 
 def quick_check_seconds(store: Path) -> float:
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--store", type=Path, help="an existing store (only read)")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    compile_memlens()
     memlens = shutil.which("memlens") or sys.exit("memlens is not on PATH: pip install -e . first")
     with tempfile.TemporaryDirectory(prefix="memlens-opening-") as work:
         store = args.store

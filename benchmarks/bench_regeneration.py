@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate_store import generate  # noqa: E402
+from compiled_memlens import compile_memlens  # noqa: E402
 
 BUDGET_S = 0.3
 
@@ -37,6 +38,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entities", type=int, default=10_000)
     args = parser.parse_args()
+    compile_memlens()
     memlens = shutil.which("memlens") or sys.exit("memlens is not on PATH: pip install -e . first")
     with tempfile.TemporaryDirectory(prefix="memlens-regen-") as work:
         store, report = Path(work) / "bench.sqlite", Path(work) / "bench.html"

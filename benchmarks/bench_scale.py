@@ -39,6 +39,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from compiled_memlens import compile_memlens
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -869,6 +871,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="keep stores and pages here; stores found here are reused")
     parser.add_argument("--json-out", type=Path, help="write every figure as JSON here too")
     args = parser.parse_args()
+    compile_memlens()
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
 
     memoose = find_memoose(args.memoose_venv.resolve() if args.memoose_venv else None)

@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from compiled_memlens import compile_memlens
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -400,6 +402,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="keep stores and bundles here; stores found here are reused")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
+    compile_memlens()
     names = [n.strip() for n in args.shapes.split(",") if n.strip()]
     unknown = [n for n in names if n not in SHAPES]
     if unknown:

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from compiled_memlens import compile_memlens
+
 BUDGETS = {"full_s": 25.0, "disk_gb": 1.0, "one_fact_s": 5.0}
 
 # regenerate() as `memlens maintain` calls it: the snapshot, then the site (timed together), and
@@ -61,6 +63,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, required=True, help="a folder for the copy and the site")
     parser.add_argument("--runs", type=int, default=2, help="one-fact regenerations to time")
     args = parser.parse_args()
+    compile_memlens()
     args.work.mkdir(parents=True, exist_ok=True)
     store, site = args.work / "store.sqlite", args.work / "site"
     shutil.copyfile(args.store, store)

@@ -37,6 +37,8 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from compiled_memlens import compile_memlens
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -344,6 +346,7 @@ def main() -> None:
     parser.add_argument("--only-memoose", action="store_true",
                         help="only view --from memoose against memoose view (the stores in --work are reused)")
     args = parser.parse_args()
+    compile_memlens()
     work = args.work or Path(tempfile.mkdtemp(prefix="memlens-bench-store-"))
     work.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, MEMLENS_HOME=str(work / "home"))

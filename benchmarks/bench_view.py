@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from compiled_memlens import compile_memlens
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -146,6 +148,7 @@ def main() -> None:
     parser.add_argument("--store", type=Path, help="reuse (or generate once at) this store path")
     parser.add_argument("--keep", type=Path, help="keep report.html and site/ in this directory")
     args = parser.parse_args()
+    compile_memlens()
 
     with tempfile.TemporaryDirectory() as folder:
         store = args.store.resolve() if args.store else Path(folder) / "bench.sqlite"
