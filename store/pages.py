@@ -132,7 +132,7 @@ def _with_versions(conn: sqlite3.Connection, view: dict) -> dict:
 
 
 def _ledger(conn: sqlite3.Connection, ids: list[str], page: Page) -> dict:
-    naming = "FROM ledger l WHERE EXISTS (SELECT 1 FROM json_each(l.refs) r WHERE r.value IN (SELECT value FROM json_each(:ids)))"
+    naming = f"FROM ledger l WHERE {reads.naming_any(conn)}"
     params = {"ids": json.dumps(ids)}
     total = conn.execute("SELECT count(*) " + naming, params).fetchone()[0]
     rows = conn.execute(

@@ -73,7 +73,10 @@ def _fact_filter(
         where.append(f"v.status IN ({','.join('?' * len(statuses))})")
         params += list(statuses)
     if subject_id is not None:
-        where.append("(f.subject_id = ? OR f.object_id = ?)")
+        # through the facts' own indexes: a condition on the joined facts read every open version
+        # (0.7 s for one entity's history at 100,000 entities)
+        where.append("v.fact_id IN (SELECT id FROM facts WHERE subject_id = ? UNION ALL "
+                     "SELECT id FROM facts WHERE object_id = ?)")
         params += [subject_id, subject_id]
     return " WHERE " + " AND ".join(where), params
 
@@ -149,13 +152,18 @@ def ledger_for(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
     """Ledger rows that name any of `ids` (refs are a JSON list of ids)."""
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f"""SELECT DISTINCT {LEDGER_COLUMNS}
-            FROM ledger l, json_each(l.refs) r WHERE r.value IN ({marks}) ORDER BY l.seq""",
-        ids,
-    ).fetchall()
+    rows = conn.execute(f"SELECT {LEDGER_COLUMNS} FROM ledger l WHERE {naming_any(conn)} ORDER BY l.seq",
+                        {"ids": json.dumps(ids)}).fetchall()
     return [ledger_row(r) for r in rows]
+
+
+def naming_any(conn: sqlite3.Connection) -> str:
+    """The SQL condition on ledger row `l`: its refs name an id of the JSON list `:ids`. Looked up in
+    ledger_refs; a store from before schema version 5 (read, not yet migrated) has none, and each
+    row's refs are read instead."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_refs'").fetchone():
+        return "l.seq IN (SELECT seq FROM ledger_refs WHERE ref IN (SELECT value FROM json_each(:ids)))"
+    return "EXISTS (SELECT 1 FROM json_each(l.refs) r WHERE r.value IN (SELECT value FROM json_each(:ids)))"
 
 
 def ledger_row(r: sqlite3.Row | tuple) -> dict:

@@ -29,15 +29,24 @@ def store_at_schema_version(path: Path, version: int) -> None:
 
 def as_schema_version(path: Path, version: int) -> None:
     """Turn the store at `path` back into what a memlens of schema `version` left, undoing the later
-    migrations; each must only have added indexes (this fails loudly once one does more)."""
+    migrations; each must only have added indexes and tables, and filled the tables it added (this
+    fails loudly once one does more)."""
     conn = sqlite3.connect(path, isolation_level=None)
     try:
-        for script in schema.MIGRATIONS[version:]:
-            assert isinstance(script, str), "a later migration does more than add indexes"
+        for script in reversed(schema.MIGRATIONS[version:]):
+            assert isinstance(script, str), "a later migration does more than add indexes and tables"
+            added: set[str] = set()
+            undo = []
             for statement in schema._statements(script):
-                index = re.fullmatch(r"CREATE (?:UNIQUE )?INDEX (\w+) ON .*", statement, re.S)
-                assert index, f"a later migration does more than add indexes: {statement}"
-                conn.execute(f"DROP INDEX {index[1]}")
+                made = re.fullmatch(r"CREATE (?:UNIQUE )?(INDEX|TABLE) (\w+)\b.*", statement, re.S)
+                filled = re.fullmatch(r"INSERT (?:OR IGNORE )?INTO (\w+)\b.*", statement, re.S)
+                assert made or (filled and filled[1] in added), \
+                    f"a later migration does more than add indexes and tables: {statement}"
+                if made:
+                    added.add(made[2])
+                    undo.append(f"DROP {made[1]} {made[2]}")
+            for statement in reversed(undo):
+                conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {version}")
     finally:
         conn.close()

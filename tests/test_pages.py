@@ -1,13 +1,17 @@
 """Bounded reads: pages of facts, recall and history add up to the whole, and their totals are exact."""
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
-from memlens.store import pages
+from memlens.store import pages, schema
 from memlens.store.db import read
 from memlens.store.errors import InvalidInput
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
+
+from conftest import as_schema_version
 
 
 @pytest.fixture
@@ -78,13 +82,14 @@ def test_a_page_needs_a_limit_and_no_negative_offset(memory):
 def test_a_store_from_before_the_judged_index_gains_it_when_opened(crowded, tmp_path):
     memory, ids = crowded
     before = pages.recall(memory.conn, "billing", pages.Page(100))
-    memory.conn.execute("DROP INDEX fact_versions_judged")
-    memory.conn.execute("PRAGMA user_version = 3")
     memory.close()
+    as_schema_version(memory.path, 3)
+    with sqlite3.connect(memory.path) as old:
+        assert not old.execute("SELECT 1 FROM sqlite_master WHERE name = 'fact_versions_judged'").fetchone()
     with Memory(memory.path) as reopened:
         indexes = {row[0] for row in reopened.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "fact_versions_judged" in indexes
-        assert reopened.conn.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert reopened.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
         assert pages.recall(reopened.conn, "billing", pages.Page(100)) == before
 
 
