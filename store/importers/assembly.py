@@ -7,7 +7,6 @@ cannot tell where a snapshot came from and `snapshot_load.load_into` can write i
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple
 
+from ..canonical import canonical_json
 from ..fact_record import fact_record, tombstone_record
 from ..ids import all_usable, derived_id, usable_id
 from ..maintenance import worklist_of_snapshot
@@ -232,10 +232,9 @@ def content_hash(snapshot: dict[str, Any]) -> str:
     """A hash of what the snapshot says, not of when or by which memlens it was made (nor of its
     seal, which is added when it is written: see snapshot_seal)."""
     content = {k: v for k, v in snapshot.items() if k not in ("hash", "generated_at", "memlens_version", "seal")}
-    # A snapshot is plain data, never circular: not checking saves a tenth (0.04 s of 0.4 at 10,000
-    # memoose entities) and writes the same text.
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    # the canonical text the seal digests (store/canonical.py): 0.35 s of the standard encoder's
+    # at 10,000 memoose entities, about a tenth of `view --from memoose`
+    return "sha256:" + hashlib.sha256(canonical_json(content)).hexdigest()
 
 
 def _first_of_each(records: list[Any]) -> list[Any]:
