@@ -36,6 +36,8 @@ class Candidate:
 
 def content_of(ids: list[str]) -> str:
     """What a candidate covers, as its dismissal records it: a new fact in a group is a new content."""
+    if len(ids) == 1 and type(ids[0]) is str:   # a fact without evidence: nothing to sort or join
+        return "sha256:" + hashlib.sha256(ids[0].encode()).hexdigest()
     return "sha256:" + hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()
 
 
@@ -51,7 +53,8 @@ def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> li
     ).fetchall()
     dismissed = set() if include_dismissed else {
         (r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
-    return _worklist(_current_facts(conn), entities, open_contradictions, dismissed)
+    current = _current_facts(conn)
+    return _worklist(current, _without_evidence(current), entities, open_contradictions, dismissed)
 
 
 def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
@@ -60,13 +63,15 @@ def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
     current = [f for f in snapshot["facts"] if f["status"] == "current"]
     keys = list(map(itemgetter("subject", "relation"), current))
     shared = {key for key, count in Counter(keys).items() if count > 1}
-    # Only facts that can be part of a candidate need a record: at 300,000 facts, making one
-    # for each costs more than the rest of the worklist.
-    candidates = [
+    # Only facts that can be part of a hotspot need a record: at 300,000 facts, making one for
+    # each costs more than the rest of the worklist. A fact without evidence needs only four values.
+    hot = [
         {"id": f["id"], "subject_id": f["subject"], "relation": f["relation"], "subject": names[f["subject"]],
-         "object": names[f["object"]], "recorded_at": f["recorded_at"], "has_evidence": bool(f["evidence"])}
-        for f, key in zip(current, keys) if key in shared or not f["evidence"]
+         "object": names[f["object"]], "recorded_at": f["recorded_at"]}
+        for f, key in zip(current, keys) if key in shared
     ]
+    unsupported = [(f["id"], names[f["subject"]], f["relation"], names[f["object"]])
+                   for f in current if not f["evidence"]]
     entities = [e for e in snapshot["entities"] if not e["merged_into"]]
     open_contradictions = [
         {"id": c["id"], "fact_a": c["facts"][0], "fact_b": c["facts"][1], "reason": c["reason"],
@@ -74,14 +79,17 @@ def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
         for c in snapshot["contradictions"] if c["resolved_at"] is None
     ]
     dismissed = {(d["key"], d["content"]) for d in snapshot["dismissals"]}
-    return _worklist(candidates, entities, open_contradictions, dismissed)
+    return _worklist(hot, unsupported, entities, open_contradictions, dismissed)
 
 
 def _worklist(
-    current: list[Record], entities: list[Record], open_contradictions: list[Record], dismissed: set[tuple[str, str]]
+    current: list[Record], unsupported: list[Unsupported], entities: list[Record], open_contradictions: list[Record],
+    dismissed: set[tuple[str, str]],
 ) -> list[Candidate]:
+    """`current`: the current facts that may be in a hotspot (all of them will do); `unsupported`:
+    those without evidence."""
     candidates = [*_hotspots(current), *_open_contradictions(open_contradictions), *_duplicates(entities),
-                  *_unsupported(current)]
+                  *_unsupported(unsupported)]
     return [c for c in candidates if (c.key, c.content) not in dismissed]
 
 
@@ -168,17 +176,26 @@ def _duplicates(entities: list[Record]) -> list[Candidate]:
     ]
 
 
-def _unsupported(current: list[Record]) -> list[Candidate]:
+# A current fact without evidence as the worklist needs it: (id, subject name, relation, object name).
+# Tuples, not records: at 100,000 entities without evidence there are 270,000 of them.
+Unsupported = tuple[str, str, str, str]
+
+
+def _without_evidence(current: list[Record]) -> list[Unsupported]:
+    return [(r["id"], r["subject"], r["relation"], r["object"]) for r in current if not r["has_evidence"]]
+
+
+def _unsupported(facts: list[Unsupported]) -> list[Candidate]:
     """Current facts with no evidence: nobody can check where they came from."""
     return [
         Candidate(
-            key=f"unsupported:{short(r['id'])}",
+            key=f"unsupported:{short(fact_id)}",
             kind="unsupported",
-            summary=f"{r['subject']} --{r['relation']}--> {r['object']} has no evidence",
-            refs=(r["id"],),
-            content=content_of([r["id"]]),
+            summary=f"{subject} --{relation}--> {obj} has no evidence",
+            refs=(fact_id,),
+            content=content_of([fact_id]),
         )
-        for r in sorted((r for r in current if not r["has_evidence"]), key=lambda r: r["id"])
+        for fact_id, subject, relation, obj in sorted(facts)
     ]
 
 
@@ -232,7 +249,8 @@ def _id_glob(prefix: str) -> str:
 def _unsupported_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
     if len(rest) > SHORT:
         return []
-    return _unsupported(_current_facts(conn, "AND f.evidence = '[]' AND f.id GLOB ?", (_id_glob(rest),)))
+    rows = _current_facts(conn, "AND f.evidence = '[]' AND f.id GLOB ?", (_id_glob(rest),))
+    return _unsupported(_without_evidence(rows))
 
 
 def _contradictions_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
