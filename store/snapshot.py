@@ -17,18 +17,13 @@ from .errors import StoreDamaged
 from .fact_record import fact_record, tombstone_record
 from .schema import STATUSES
 from .timefmt import build_time_fallback
+from .version import VERSION
 
 FORMAT = "memlens-snapshot/1"
 
 
 def memlens_version() -> str:
-    # imported here: importlib.metadata is 20 ms of the start of every command, most never ask
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("memlens")
-    except PackageNotFoundError:
-        return "0+unknown"
+    return VERSION
 
 
 def stats(conn: sqlite3.Connection) -> dict:

@@ -10,7 +10,6 @@ import inspect
 import logging
 import os
 import re
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
+
+from memlens.store.version import VERSION
 
 from .app import error_line, is_a_bug
 from .mcp_tools import MemoryTools
@@ -59,7 +60,7 @@ class MemlensServer(MCPServer):
     """An MCP server bound to the dataset of `tools`; it knows no other."""
 
     def __init__(self, tools: MemoryTools) -> None:
-        super().__init__(name="memlens", version=version("memlens"), instructions=INSTRUCTIONS,
+        super().__init__(name="memlens", version=VERSION, instructions=INSTRUCTIONS,
                          log_level="WARNING")
         self.memory_tools = tools
         self.parameters: dict[str, list[str]] = {}
