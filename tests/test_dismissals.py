@@ -1,8 +1,6 @@
 """Dismissals are keyed on the candidate and what it covers: news re-opens the question."""
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from memlens.store.facts import FactInput
 
 
@@ -69,7 +67,7 @@ def test_the_snapshot_carries_the_same_worklist_the_store_gives(tmp_path):
     assert from_snapshot == from_store
     # every field of a candidate, in field order, with its refs as a list
     for candidate, written in zip(candidates, from_store):
-        assert list(written.items()) == list(dict(asdict(candidate), refs=list(candidate.refs)).items())
+        assert list(written.items()) == list(dict(candidate._asdict(), refs=list(candidate.refs)).items())
 
 
 def test_dismiss_sees_the_candidates_the_worklist_has_for_every_prefix_of_every_key(tmp_path):
