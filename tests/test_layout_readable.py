@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from memlens.viewer.model.box_packing import overlapping_pairs, pack
-from memlens.viewer.model.layout import COMPONENT_GAP, components, compute_layout, rank_nodes
+from memlens.viewer.model.layout import COMPONENT_GAP, _median, components, compute_layout, rank_nodes
 from memlens.viewer.model.link_graph import LinkGraph
 from memlens.viewer.model.node_box import LABEL_CHARS, label_text, node_box
 
@@ -111,3 +111,11 @@ def test_a_memory_without_entities_is_laid_out_and_rendered():
     assert "memlens-data" in render_report(builder.build())
     builder.entity("alone", "Person")
     assert set(compute_layout(graph_of(builder.build())).positions) == {entity_id("alone")}
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False) | st.just(float("inf")), min_size=1,
+                max_size=60))
+def test_the_median_nearest_distance_is_numpys_median_to_the_bit(values):
+    array = np.array(values, dtype=float)
+    assert _median(array) == float(np.median(array))
+    assert _median(np.array([1.0, 2.0, 10.0, 11.0])) == 6.0 and _median(np.array([3.0, 1.0, 2.0])) == 2.0

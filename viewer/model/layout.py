@@ -186,8 +186,16 @@ def _median_nearest_distance(coords: np.ndarray) -> float:
     deltas = coords[:, None, :] - coords[None, :, :]
     distances = np.sqrt((deltas ** 2).sum(axis=-1))
     np.fill_diagonal(distances, np.inf)
-    nearest = float(np.median(distances.min(axis=1)))
+    nearest = _median(distances.min(axis=1))
     return nearest if nearest > 1e-9 else 1.0
+
+
+def _median(values: np.ndarray) -> float:
+    """np.median of finite values (or inf), to the bit: the middle value, or the mean of the middle
+    two. np.median imports numpy.ma to check for NaN, 8 ms of every export."""
+    ordered = np.sort(values)
+    middle = len(ordered) // 2
+    return float(ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2)
 
 
 def _kept_positions(graph: LinkGraph, previous: dict[str, Any]) -> dict[str, tuple[float, float]]:
