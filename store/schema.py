@@ -187,6 +187,11 @@ def migrate(conn: sqlite3.Connection, *, up_to: int = SCHEMA_VERSION) -> None:
     for target in range(version + 1, up_to + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
+            # Another writer may have taken this step since the version was read: it is ours to
+            # take only if the file, read now that the write lock is held, still needs it.
+            if conn.execute("PRAGMA user_version").fetchone()[0] >= target:
+                conn.execute("COMMIT")
+                continue
             step = MIGRATIONS[target - 1]
             if callable(step):
                 step(conn)

@@ -8,10 +8,10 @@ from pathlib import Path
 from memlens.store import entities, snapshot
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
-from memlens.store.schema import AUTO_REASON, SCHEMA_VERSION
+from memlens.store.schema import AUTO_REASON, SCHEMA_VERSION, migrate
 from memlens.store.snapshot_load import load_into
 
-from conftest import StepClock
+from conftest import StepClock, as_schema_version
 
 
 def owned(memory: Memory) -> None:
@@ -79,3 +79,47 @@ def test_an_imported_entity_is_found_by_a_unicode_casefold_of_its_name(tmp_path:
         [outcome] = imported.remember([FactInput("émile", "owned_by", "sam", None, "Person", valid_from="2027-01-01")])
         assert imported.fact(outcome.fact_id)["subject"] == "memoose-entity-17"
         assert imported.stats()["entities"] == 4
+
+
+class _ReadBeforeAnotherMigrates:
+    """A connection whose first look at the schema version comes just before another process
+    migrates the file: what two writers opening an old store at the same moment do."""
+
+    def __init__(self, conn: sqlite3.Connection, other: sqlite3.Connection) -> None:
+        self.conn, self.other, self.looked = conn, other, False
+
+    def execute(self, sql: str, *args):
+        cursor = self.conn.execute(sql, *args)
+        if sql == "PRAGMA user_version" and not self.looked:
+            self.looked = True
+            seen = cursor.fetchone()
+            migrate(self.other)   # the other writer migrates meanwhile
+            return _Seen(seen)
+        return cursor
+
+
+class _Seen:
+    def __init__(self, row) -> None:
+        self.row = row
+
+    def fetchone(self):
+        return self.row
+
+
+def test_two_writers_migrating_one_old_store_at_once_both_succeed(tmp_path: Path):
+    path = tmp_path / "old.sqlite"
+    with Memory(path, clock=StepClock()) as memory:
+        owned(memory)
+    as_schema_version(path, SCHEMA_VERSION - 2)
+    first = sqlite3.connect(path, isolation_level=None, timeout=5)
+    other = sqlite3.connect(path, isolation_level=None, timeout=5)
+    try:
+        migrate(_ReadBeforeAnotherMigrates(first, other))   # failed: "table ... already exists"
+        assert first.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert first.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ledger_refs'").fetchone()[0] == 1
+        assert first.execute("SELECT count(*) FROM ledger_refs").fetchone()[0] > 0
+    finally:
+        first.close()
+        other.close()
+    with Memory(path, clock=StepClock()) as memory:   # and the store is whole
+        assert memory.stats()["facts"] == 2
