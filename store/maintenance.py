@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from . import contradictions
+from . import contradictions, reads
 from .db import Tx
 from .errors import Ambiguous, InvalidInput, NotFound
 from .ids import SHORT, short
@@ -85,8 +85,7 @@ def _split(current: list[Current]) -> tuple[list[Record], list[Unsupported]]:
 def _all_current_facts(conn: sqlite3.Connection) -> list[Current]:
     """Every current fact, read in three plain scans and joined here: SQLite's joins on text ids
     took 3.7 s at 300,000 facts (most of `memlens maintain` at 100,000 entities)."""
-    rows = conn.cursor()
-    rows.row_factory = None   # plain tuples
+    rows = reads.tuple_cursor(conn)
     names = dict(rows.execute("SELECT id, name FROM entities"))
     first, current = {}, set()
     for fact_id, version, recorded_at, open_status in rows.execute(

@@ -15,6 +15,7 @@ import orjson
 from . import ledger, maintenance, reads
 from .errors import StoreDamaged
 from .fact_record import fact_record, tombstone_record
+from .reads import tuple_cursor
 from .schema import STATUSES
 from .timefmt import build_time_fallback
 from .version import VERSION
@@ -102,7 +103,8 @@ def _ledger_rows(conn: sqlite3.Connection) -> tuple[list[dict], list[str]]:
     same = {}.setdefault
     rows: list[dict] = []
     chains: list[str] = []
-    cursor = _tuples(conn).execute("SELECT seq, at, actor, action, kind, refs, payload, chain FROM ledger ORDER BY seq")
+    cursor = tuple_cursor(conn).execute(
+        "SELECT seq, at, actor, action, kind, refs, payload, chain FROM ledger ORDER BY seq")
     while batch := cursor.fetchmany(_LEDGER_BATCH):
         refs = _json_list([row[5] for row in batch])
         payloads = _json_list([row[6] for row in batch])
@@ -114,14 +116,6 @@ def _ledger_rows(conn: sqlite3.Connection) -> tuple[list[dict], list[str]]:
 
 
 _LEDGER_BATCH = 20_000
-
-
-def _tuples(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    """A cursor whose rows are plain tuples: the scans of every fact, version and ledger row
-    unpack them, 15% faster than sqlite3.Row's."""
-    cursor = conn.cursor()
-    cursor.row_factory = None
-    return cursor
 
 
 def _json_list(texts: list[str]) -> list:
@@ -137,7 +131,7 @@ def _json_list(texts: list[str]) -> list:
 
 def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_rows: list[dict]) -> dict:
     # zipped from plain tuples: reading each sqlite3.Row by name was half the entities' time
-    entities = [dict(zip(reads.ENTITY_FIELDS, row)) for row in _tuples(conn).execute(
+    entities = [dict(zip(reads.ENTITY_FIELDS, row)) for row in tuple_cursor(conn).execute(
         f"SELECT {', '.join(reads.ENTITY_FIELDS)} FROM entities ORDER BY name, id")]
     names = {e["id"]: e["name"] for e in entities}
     contradictions = _contradictions(conn)
@@ -215,14 +209,15 @@ def _live_facts(conn: sqlite3.Connection, entity_ids: dict[str, str]) -> list[di
     """
     same = {}.setdefault
     versions: dict[str, list[tuple[int, dict]]] = defaultdict(list)
-    for fact_id, number, since, until, status, superseded_by, reason, valid_from, valid_to in _tuples(conn).execute(
-            "SELECT fact_id, version, recorded_at, retired_at, status, superseded_by, reason, "
-            "valid_from, valid_to FROM fact_versions"):
+    version_rows = tuple_cursor(conn).execute(
+        "SELECT fact_id, version, recorded_at, retired_at, status, superseded_by, reason, valid_from, valid_to "
+        "FROM fact_versions")
+    for fact_id, number, since, until, status, superseded_by, reason, valid_from, valid_to in version_rows:
         versions[fact_id].append((number, {
             "from": same(since, since), "to": until and same(until, until), "status": same(status, status),
             "superseded_by": superseded_by, "reason": reason, "valid_from": valid_from, "valid_to": valid_to}))
     functional = {r[0] for r in conn.execute("SELECT name FROM relations WHERE functional = 1")}
-    cursor = _tuples(conn).execute("SELECT id, subject_id, relation, object_id, description, evidence, actor, "
+    cursor = tuple_cursor(conn).execute("SELECT id, subject_id, relation, object_id, description, evidence, actor, "
                                    "reassertions FROM facts")
     facts = []
     while rows := cursor.fetchmany(_FACT_BATCH):
