@@ -151,6 +151,7 @@ class SitePlans:
         self._rank = {entity_id: rank for rank, entity_id in enumerate(pages)}
         self._plans: dict[str, EntityPlan] = {}
         self._cards: dict[str, dict[str, tuple[int, FactGroup]]] = {}
+        self._on_its_page: dict[str, bool] = {}
 
     def __getitem__(self, entity_id: str) -> EntityPlan:
         try:
@@ -167,12 +168,31 @@ class SitePlans:
             return None
         subject = fact.get("subject")
         subject_has_page = subject in self.pages
+        # the rule's usual end, without planning anyone: a live fact's card on its subject's page
+        if subject_has_page and fact.get("relation") is not None and fact.get("status") != FORGOTTEN \
+                and self._all_on_its_page(subject):
+            return self.pages[subject]
         ends = [end for end in dict.fromkeys((subject, fact.get("object"))) if end in self.pages]
         for entity_id in sorted(ends, key=self._rank.__getitem__):
             position, group = self._card(entity_id, fact_id)
             if group.direction == "out" or group.relation is None or not subject_has_page:
                 return self[entity_id].fact_page(position, group)
         return None
+
+    def _all_on_its_page(self, entity_id: str) -> bool:
+        """Whether every card of the entity is on its own page, as for nearly every entity: few
+        and short enough for one group's preview, whatever the groups (then the plan need not be
+        made to know; half of a site's record digests went into planning for this)."""
+        try:
+            return self._on_its_page[entity_id]
+        except KeyError:
+            pass
+        facts = self._facts_of(entity_id)
+        fits = len(facts) <= PREVIEW_CARDS and sum(self._size(f) for f in facts) <= PREVIEW_BYTES
+        if not fits:
+            fits = not any(group.pages for group in self[entity_id].groups)
+        self._on_its_page[entity_id] = fits
+        return fits
 
     def _card(self, entity_id: str, fact_id: str) -> tuple[int, FactGroup]:
         """Where an entity's plan puts a fact's card: its place in its group, and the group."""
