@@ -96,7 +96,8 @@ def test_web_links_are_only_evidence_anchors(site):
 
 def test_manifest_lists_every_file_with_its_sha256(site, changed):
     manifest = json.loads((site / "manifest.json").read_text(encoding="utf-8"))
-    assert set(manifest) == {"memlens_version", "dataset", "format", "hash", "generated_at", "counts", "files", "inputs"}
+    assert set(manifest) == {"memlens_version", "dataset", "format", "hash", "generated_at", "counts", "files", "inputs",
+                             "inputs_base"}
     snapshot = changed.new
     assert manifest["hash"] == snapshot["hash"] and manifest["dataset"] == snapshot["dataset"]
     assert manifest["format"] == "memlens-snapshot/1"
@@ -250,7 +251,7 @@ def test_a_failure_mid_build_leaves_the_previous_site_whole_and_no_temp_dirs(tmp
     target = write_site(changed.old, tmp_path / "memory")
     before = tree(target)
 
-    def explode(self, emit, reuse=None):
+    def explode(self, emit, *args):
         raise RuntimeError("disk gone half way")
 
     # entity pages are already written when the ledger pages fail

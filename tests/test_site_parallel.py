@@ -65,10 +65,10 @@ def _fail_in_the_second_half(target: str) -> tuple[str, dict[str, bytes]]:
     last_entity = snapshot["entities"][-1]["id"]
     real = SiteBuild.write_entity_pages
 
-    def failing(self, entities, emit, reuse=None):
+    def failing(self, entities, emit, *args):
         if any(e["id"] == last_entity for e in entities):
             raise RuntimeError("disk full")
-        real(self, entities, emit, reuse)
+        real(self, entities, emit, *args)
 
     folder.PARALLEL_MIN_ENTITIES = 2
     SiteBuild.write_entity_pages = failing
@@ -154,12 +154,12 @@ folder.PARALLEL_MIN_ENTITIES = 2
 real = SiteBuild.write_entity_pages
 last = project_snapshot()["entities"][-1]["id"]
 
-def slow(self, entities, emit, reuse=None):
+def slow(self, entities, emit, *args):
     if any(e["id"] == last for e in entities):  # the worker's half
         with open(sys.argv[2], "w") as note:
             note.write(str(os.getpid()))
         time.sleep(60)
-    real(self, entities, emit, reuse)
+    real(self, entities, emit, *args)
 
 SiteBuild.write_entity_pages = slow
 write_site(project_snapshot(), sys.argv[1])

@@ -21,7 +21,8 @@ Pages load nothing but the bundle's own files (CSP `'self'`), so the site opens 
 from a static server alike. The same snapshot gives the same bytes, and the site is built beside
 the target and swapped in, so a failure leaves the previous site whole. Whatever of the previous
 site would come out the same (by its manifest's sha256s, checked against its bytes) is carried
-over rather than written, and entities whose pages' inputs did not change are not even rendered.
+over rather than written, and entities whose pages' inputs did not change are not even rendered;
+after writes it can follow, only what they reached is even digested (delta.py).
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
-from .entity_plan import SitePlans, card_size, table_pages
-from .folder import Emit, SiteFolder, building_folder, check_target, swap_in
+from .delta import Reach, since_previous
+from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
+from .folder import Carry, Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
 from .page_inputs import PageInputs, RecordTexts
 from .previous import PreviousSite
@@ -126,6 +128,7 @@ class SiteBuild:
         check_format(snapshot)
         self.snapshot = snapshot
         self.changes = changes
+        self.kept_looks = list(previous_looks) if previous_looks is not None else None
         self.env = environment()
         self.index = SnapshotIndex(snapshot, previous_looks)
         self.timelines = TimelineBuilder(self.index)
@@ -203,27 +206,57 @@ class SiteBuild:
         for path, content in self.asset_files().items():
             emit(path, content)
         reuse = folder.reuse if folder is not None else None
+        carry = folder.carry if folder is not None else None
+        # what the writes since the previous site reached; None: every page is digested
+        reach = self.writes_reach(folder) if folder is not None else None
 
         def entity_pages(entities: list[dict[str, Any]], emit: Emit) -> None:
-            self.write_entity_pages(entities, emit, reuse)
+            self.write_entity_pages(entities, emit, reuse, carry, reach)
+
+        def graph_page(emit: Emit) -> None:
+            emit("index.html", self.index_page())
 
         def other_pages(emit: Emit) -> None:
-            self.write_other_pages(emit, reuse)
+            self.write_other_pages(emit, reuse, carry, reach)
 
         if folder is None:
             entity_pages(self.snapshot["entities"], emit)
+            graph_page(emit)
             other_pages(emit)
-        else:
+        elif reach is None:
             # digested here, each record once, or each half of the entities would digest nearly
             # all of them (a fact has two ends, a ledger row names two or three entities)
             self.inputs.digest_records(folder.in_halves)
-            folder.split(self.snapshot["entities"], entity_pages, other_pages)
+            folder.split(self.snapshot["entities"], entity_pages,
+                         [(lambda emit: (graph_page(emit), other_pages(emit)), "the graph, list and ledger pages")])
+        else:
+            # the entity pages are mostly carried over: the graph page is half of what is left
+            folder.split(self.snapshot["entities"], entity_pages,
+                         [(graph_page, "the graph page"), (other_pages, "the list and ledger pages")])
 
-    def write_other_pages(self, emit: Emit, reuse: Reuse | None = None) -> None:
-        """Every file but the assets and the entity pages."""
-        emit("index.html", self.index_page())
+    def writes_reach(self, folder: SiteFolder) -> Reach | None:
+        """The pages the writes since the previous site may have changed (see delta.py)."""
+        previous = folder.previous
+        if previous is None:
+            return None
+
+        def spilling(entity_id: str) -> set[str]:
+            page = self.pages.get(entity_id)
+            if page is None:
+                return set()
+            now = {group.key for group in self.plans[entity_id].groups if group.pages}
+            before = {group.key for group in self.plans[entity_id].groups
+                      if previous.has_files_starting("entities/" + group_pages_prefix(page, group.key))}
+            return now | before
+
+        return since_previous(self.snapshot, self.index, previous.built_from, self.inputs.base_digest(),
+                              self.ledger_rows_of, spilling, self.kept_looks)
+
+    def write_other_pages(self, emit: Emit, reuse: Reuse | None = None, carry: Carry | None = None,
+                          reach: Reach | None = None) -> None:
+        """Every file but the assets, the entity pages and the graph page."""
         self.write_entity_index(emit)
-        self.write_ledger_pages(emit, reuse)
+        self.write_ledger_pages(emit, reuse, carry, reach)
         emit("contested.html", self.contested_page())
         self.write_maintenance_pages(emit)
         if self.changes is not None:
@@ -325,14 +358,19 @@ class SiteBuild:
                 named.setdefault(target, []).append(index)
         return named
 
-    def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit, reuse: Reuse | None = None) -> None:
+    def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit, reuse: Reuse | None = None,
+                           carry: Carry | None = None, reach: Reach | None = None) -> None:
         """Each entity's own page and the pages of its own that its plan gives what does not fit;
-        an entity whose pages `reuse` carried over from the previous site is not rendered."""
+        an entity whose pages `reuse` carried over from the previous site is not rendered, and one
+        the writes since did not `reach` is carried by `carry` without even digesting its inputs."""
         ledger = self.snapshot.get("ledger", [])
         named = self.ledger_rows_of
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]
+            if reach is not None and eid not in reach.entities and carry is not None \
+                    and carry("entities/" + self.pages[eid]):
+                continue
             plan = self.plans[eid]
             if reuse is not None and reuse("entities/" + plan.page, self.inputs.entity(entity, plan, named.get(eid, []))):
                 continue
@@ -376,10 +414,12 @@ class SiteBuild:
     # -- ledger -------------------------------------------------------------------------------
     # Pages are fixed runs of the ledger counted from its first row, so a write changes only the
     # last page (and the index, which shows the newest rows and links every page).
-    def write_ledger_pages(self, emit: Emit, reuse: Reuse | None = None) -> None:
+    def write_ledger_pages(self, emit: Emit, reuse: Reuse | None = None, carry: Carry | None = None,
+                           reach: Reach | None = None) -> None:
         """The ledger's index and its pages; a page whose rows' inputs did not change is carried
         over by `reuse`, not rendered (a write changes the last page only; at 100,000 entities the
-        878 pages took 12 s of a profiled one-fact regeneration)."""
+        878 pages took 12 s of a profiled one-fact regeneration), and one that the writes since
+        did not `reach` is carried by `carry` without even digesting its rows."""
         ledger = self.snapshot.get("ledger", [])
         row = self.items.ledger_row
         names = [_ledger_page_name(number) for number in range(1, self.ledger_pages + 1)] if ledger else []
@@ -389,7 +429,10 @@ class SiteBuild:
             per_page=LEDGER_PAGE_SIZE, pages=Markup(all_pages(names)), pager=Markup(""),
             first_seq=ledger[newest[-1]].get("seq") if ledger else 0, last_seq=ledger[-1].get("seq") if ledger else 0,
             rows=Markup("".join(row(i, ledger[i]) for i in newest))))
+        reached = {i // LEDGER_PAGE_SIZE + 1 for i in reach.ledger_rows} if reach is not None else None
         for number, name in enumerate(names, start=1):
+            if reached is not None and number not in reached and carry is not None and carry("ledger/" + name):
+                continue
             chunk = range(min(len(ledger), number * LEDGER_PAGE_SIZE) - 1, (number - 1) * LEDGER_PAGE_SIZE - 1, -1)
             if reuse is not None and reuse("ledger/" + name, self.inputs.ledger_page(number, len(names), chunk)):
                 continue
@@ -491,6 +534,7 @@ class SiteBuild:
         return json.dumps({
             "memlens_version": memlens_version(), "dataset": s.get("dataset"), "format": s.get("format"),
             "hash": s.get("hash"), "generated_at": s.get("generated_at"), "counts": s.get("stats") or {},
+            "inputs_base": self.inputs.base_digest(),
             "files": dict(sorted(files.items())), "inputs": dict(sorted(inputs.items())),
         }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 

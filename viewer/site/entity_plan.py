@@ -40,8 +40,13 @@ class FactGroup:
     names: list[str] = field(default_factory=list)               # and their file names
 
     @property
+    def key(self) -> str:
+        """What names the group in its anchor and its pages' file names."""
+        return FORGOTTEN if self.relation is None else f"{self.direction}-{file_key(self.relation)}"
+
+    @property
     def anchor(self) -> str:
-        return "facts-" + (FORGOTTEN if self.relation is None else f"{self.direction}-{file_key(self.relation)}")
+        return "facts-" + self.key
 
 
 @dataclass
@@ -61,6 +66,19 @@ class EntityPlan:
 
 def stem(page: str) -> str:
     return page.removesuffix(".html")
+
+
+def group_pages_prefix(page: str, key: str) -> str:
+    """How the file names of a group's pages of its own begin (`key`: FactGroup.key)."""
+    return f"{stem(page)}--{key}-"
+
+
+def group_key(entity_id: str, fact: dict[str, Any]) -> str:
+    """FactGroup.key of the group that holds `fact` on the entity's pages."""
+    relation = fact.get("relation")
+    if relation is None or fact.get("status") == FORGOTTEN:
+        return FORGOTTEN
+    return f"{'out' if fact.get('subject') == entity_id else 'in'}-{file_key(relation)}"
 
 
 def table_pages(page: str, what: str, rows: int) -> list[str]:
@@ -108,8 +126,7 @@ def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: d
         group.preview = chunks(sizes, PREVIEW_CARDS, PREVIEW_BYTES)[0][1]
         if group.preview < len(sizes):
             group.pages = chunks(sizes, PAGE_CARDS, PAGE_BYTES)
-            what = FORGOTTEN if group.relation is None else f"{group.direction}-{file_key(group.relation)}"
-            group.names = [f"{stem(page)}--{what}-{n}.html" for n in range(1, len(group.pages) + 1)]
+            group.names = [f"{group_pages_prefix(page, group.key)}{n}.html" for n in range(1, len(group.pages) + 1)]
     return EntityPlan(page, ordered)
 
 

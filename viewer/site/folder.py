@@ -22,6 +22,7 @@ from ..workers import can_fork, with_workers
 from .previous import PreviousSite, file_sha256
 
 Emit = Callable[[str, str | bytes], None]
+Carry = Callable[[str], bool]
 Work = Callable[[list[Any], Emit], None]
 
 
@@ -50,11 +51,12 @@ class SiteFolder:
         self.inputs: dict[str, str] = {}   # entity or ledger page -> digest of what it is made from
         self._made: set[str] = set()
 
-    def split(self, items: list[Any], work: Work, beside: Callable[[Emit], None] | None = None) -> None:
-        """Run `work` over `items`, and `beside` (the rest of the site); when there are many items,
-        the second half of them goes to a forked worker process and `beside` to another. Three
-        processes on two cores, rather than a split weighed by us: the other pages are about a
-        tenth of a full build's work, but as much as the entity pages' when those are carried over.
+    def split(self, items: list[Any], work: Work, beside: Sequence[tuple[Callable[[Emit], None], str]] = ()) -> None:
+        """Run `work` over `items`, and each of `beside` (the rest of the site, in parts named by
+        what they write); when there are many items, the second half of them goes to a forked
+        worker process and each part of `beside` to another. Three or four processes on two cores,
+        rather than a split weighed by us: the other pages are about a tenth of a full build's
+        work, but more than the entity pages' when those are carried over.
 
         A worker inherits the whole build at its birth (nothing is pickled: that would cost more
         than the second core wins), writes its files into the same folder and returns their
@@ -63,8 +65,8 @@ class SiteFolder:
         """
         if len(items) < PARALLEL_MIN_ENTITIES or not can_fork():
             work(items, self.emit)
-            if beside is not None:
-                beside(self.emit)
+            for part, _ in beside:
+                part(self.emit)
             return
         half = len(items) // 2
 
@@ -75,9 +77,11 @@ class SiteFolder:
                 return self.hashes, self.inputs
             return in_the_worker
 
+        def part_of(part: Callable[[Emit], None]) -> Callable[[], None]:
+            return lambda: part(self.emit)
+
         jobs = [(writing(lambda: work(items[half:], self.emit)), "writing entity pages")]
-        if beside is not None:
-            jobs.append((writing(lambda: beside(self.emit)), "writing the graph, list and ledger pages"))
+        jobs += [(writing(part_of(part)), f"writing {what}") for part, what in beside]
         _, written = with_workers(lambda: work(items[:half], self.emit), jobs)
         for hashes, inputs in written:
             self.hashes.update(hashes)
@@ -111,6 +115,13 @@ class SiteFolder:
             previous.link(path, data, self._prefix)
             self.hashes[path] = previous.files[path]
         return True
+
+    def carry(self, page: str) -> bool:
+        """Carry over a page (an entity's with its pages of its own) known to be made from the same
+        inputs as in the previous site, under the digest it had there; False when it cannot be
+        (no digest, a file gone or changed), and then it is to be digested and rendered."""
+        digest = self.previous.inputs.get(page) if self.previous is not None else None
+        return digest is not None and self.reuse(page, digest)
 
     def _folder_of(self, path: str) -> None:
         folder = os.path.dirname(path)

@@ -89,6 +89,11 @@ class PageInputs:
         self._entity_refs: dict[Any, str] = {}
         self._fact_refs: dict[Any, str] = {}
 
+    def base_digest(self) -> str:
+        """What every digest starts from (the renderer and the dataset's name), for the manifest: a
+        regeneration follows the writes since the previous site only if it was made the same way."""
+        return hashlib.sha256(self.base).hexdigest()[:32]
+
     def digest_records(self, in_halves: InHalves) -> None:
         """Digest every fact and ledger row now, the work shared as `in_halves` shares it (see
         SiteFolder.in_halves), so that the entities' digests only gather them."""

@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from .delta import Previous
+
 
 def file_sha256(data: bytes) -> str:
     """A file's bytes as manifest.json lists them: written, carried over and verified by this."""
@@ -22,8 +24,10 @@ def file_sha256(data: bytes) -> str:
 class PreviousSite:
     """The old site's manifest (`files`: path -> sha256, `inputs`: entity or ledger page -> input digest)."""
 
-    def __init__(self, root: Path, files: dict[str, str], inputs: dict[str, str]) -> None:
+    def __init__(self, root: Path, files: dict[str, str], inputs: dict[str, str],
+                 built_from: Previous = Previous(None, None, None)) -> None:
         self.root = root
+        self.built_from = built_from
         # paths joined as text: pathlib's `/` costs 1.8 us a join against 0.06, and a carried page
         # takes three (about 0.5 s of a regeneration at 100,000 entities)
         self._prefix = str(root) + os.sep
@@ -42,8 +46,11 @@ class PreviousSite:
             return None
         if not isinstance(files, dict) or not isinstance(inputs, dict):
             return None
+        counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
+        built_from = Previous(*(value if isinstance(value, kind) else None for value, kind in (
+            (manifest.get("hash"), str), (counts.get("ledger"), int), (manifest.get("inputs_base"), str))))
         return cls(root, {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)},
-                   {k: v for k, v in inputs.items() if isinstance(k, str) and isinstance(v, str)})
+                   {k: v for k, v in inputs.items() if isinstance(k, str) and isinstance(v, str)}, built_from)
 
     def holds(self, path: str, sha: str, data: bytes) -> bool:
         """Whether the old file at `path` is listed with `sha` (that of `data`) and holds `data`."""
@@ -67,13 +74,22 @@ class PreviousSite:
 
     def entity_files(self, page: str) -> list[str]:
         """An entity page and the pages of its own beside it (`<stem>--*.html`, see entity_plan.py)."""
+        return [page, *self._side_pages().get(page.removesuffix(".html"), ())]
+
+    def has_files_starting(self, prefix: str) -> bool:
+        """Whether the site had a page of an entity's own whose path begins with `prefix`
+        (`<stem>--...`)."""
+        stem = prefix.partition("--")[0]
+        return any(path.startswith(prefix) for path in self._side_pages().get(stem, ()))
+
+    def _side_pages(self) -> dict[str, list[str]]:
         if self._side is None:
             self._side = {}
             for path in self.files:
                 stem, sep, _ = path.partition("--")
                 if sep:
                     self._side.setdefault(stem, []).append(path)
-        return [page, *self._side.get(page.removesuffix(".html"), ())]
+        return self._side
 
     def link(self, path: str, data: bytes, into: str) -> None:
         """Put the old file at `path` into the folder `into` (ending in a separator); written from

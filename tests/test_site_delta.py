@@ -1,0 +1,266 @@
+"""A regeneration that follows the writes since the previous site (viewer/site/delta.py) digests and
+renders only what they reached, and still gives byte for byte what a fresh build of the same
+snapshot gives: over random sequences of writes of every kind it follows, on a store whose hubs,
+histories and ledger spill onto pages of their own; and it gives way to digesting everything for
+the writes it does not follow."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from memlens.store.facts import FactInput
+from memlens.store.memory import Memory
+from memlens.store.snapshot_diff import diff
+from memlens.viewer.reading import carried_over
+from memlens.viewer.site import build as build_module
+from memlens.viewer.site import entity_plan
+from memlens.viewer.site.build import write_site
+from memlens.viewer.site.page_inputs import PageInputs
+
+TYPES = ("Service", "Person", "Library")
+RELATIONS = ("uses", "owns", "calls", "version")   # version: declared functional, so writes supersede
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+class Counted:
+    """How many entities were rendered and whether every record was digested, per build."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.rendered: list[str] = []
+        self.digested_all = 0
+        real_main, real_digest = build_module.entity_main, PageInputs.digest_records
+
+        def main(head, *args, **kwargs):
+            self.rendered.append(head.name)
+            return real_main(head, *args, **kwargs)
+
+        def digest(inputs, *args, **kwargs):
+            self.digested_all += 1
+            return real_digest(inputs, *args, **kwargs)
+
+        monkeypatch.setattr(build_module, "entity_main", main)
+        monkeypatch.setattr(PageInputs, "digest_records", digest)
+
+    def take(self) -> tuple[list[str], bool]:
+        found = (sorted(self.rendered), self.digested_all > 0)
+        self.rendered, self.digested_all = [], 0
+        return found
+
+
+@pytest.fixture
+def small_pages(monkeypatch):
+    """Pages small enough that a store of a few dozen entities spills everywhere."""
+    monkeypatch.setattr(entity_plan, "PREVIEW_CARDS", 2)
+    monkeypatch.setattr(entity_plan, "PAGE_CARDS", 2)
+    monkeypatch.setattr(entity_plan, "TABLE_PREVIEW", 3)
+    monkeypatch.setattr(entity_plan, "TABLE_PAGE", 3)
+    monkeypatch.setattr(build_module, "LEDGER_PAGE_SIZE", 7)
+
+
+def regenerate(memory: Memory, site: Path, fresh: Path, counted: Counted) -> tuple[list[str], bool]:
+    """Regenerate `site` as `memlens maintain` does (a sealed snapshot, the old site's changes,
+    positions and colours) and check it against a fresh build into `fresh`; returns what the
+    regeneration rendered and whether it digested everything."""
+    snapshot = memory.sealed_snapshot()
+    kept = carried_over(site, "site")
+    arguments = {"changes": diff(kept.digest, snapshot) if kept.digest else None, "previous_layout": kept.layout,
+                 "previous_looks": kept.looks}
+    counted.take()
+    write_site(snapshot, site, **arguments)
+    done = counted.take()
+    write_site(snapshot, fresh, **arguments)
+    counted.take()
+    assert tree(site) == tree(fresh)
+    return done
+
+
+class Writer:
+    """Random writes of every kind into a small store; each says whether delta.py follows it."""
+
+    def __init__(self, memory: Memory, rng: random.Random) -> None:
+        self.memory, self.rng, self.made = memory, rng, 0
+
+    def names(self) -> list[str]:
+        return sorted(e["name"] for e in self.memory.snapshot()["entities"] if not e.get("merged_into"))
+
+    def facts(self, *statuses: str) -> list[dict]:
+        return [f for f in self.memory.snapshot()["facts"] if f["status"] in statuses]
+
+    def new_name(self) -> str:
+        self.made += 1
+        return f"thing-{self.made}"
+
+    def fact(self) -> bool:
+        names = self.names()
+        subject = self.rng.choice(names[:4])   # a few hubs
+        new = self.rng.random() < 0.3
+        obj = self.new_name() if new else self.rng.choice(names)
+        self.memory.remember([FactInput(subject, self.rng.choice(RELATIONS), obj,
+                                        object_type=self.rng.choice(TYPES) if new else None,
+                                        evidence=(f"note {self.rng.random():.6f}",))])
+        return True
+
+    def reassert(self) -> bool:
+        names = {e["id"]: e["name"] for e in self.memory.snapshot()["entities"]}
+        fact = self.rng.choice(self.facts("current"))
+        self.memory.remember([FactInput(names[fact["subject"]], fact["relation"], names[fact["object"]],
+                                        evidence=("said again",))])
+        return True
+
+    def describe(self) -> bool:
+        self.memory.describe(self.rng.choice(self.names()), f"described {self.rng.random():.6f}")
+        return True
+
+    def retract(self) -> bool:
+        self.memory.retract(self.rng.choice(self.facts("current"))["id"], "wrong")
+        return True
+
+    def restore(self) -> bool:
+        gone = self.facts("retracted", "superseded")
+        if not gone:
+            return self.retract()
+        self.memory.restore(self.rng.choice(gone)["id"], "right after all")
+        return True
+
+    def supersede(self) -> bool:
+        a, b = self.rng.sample(self.facts("current"), 2)
+        self.memory.supersede(a["id"], b["id"], "replaced")
+        return True
+
+    def contest(self) -> bool:
+        a, b = self.rng.sample(self.facts("current"), 2)
+        self.memory.contest(a["id"], b["id"], "cannot both hold", 0.7)
+        return True
+
+    def dismiss(self) -> bool:
+        candidates = self.memory.worklist()
+        if not candidates:
+            return self.contest()
+        self.memory.dismiss(self.rng.choice(candidates).key, "fine as it is")
+        return True
+
+    def merge(self) -> bool:
+        keep, drop = self.rng.sample(self.names()[4:], 2)
+        self.memory.merge(keep, drop)
+        return False
+
+    def forget(self) -> bool:
+        self.memory.forget_fact(self.rng.choice(self.facts("current", "superseded", "retracted"))["id"])
+        return False
+
+    def new_type(self) -> bool:
+        self.memory.add_type(f"Kind{self.made}")
+        self.made += 1
+        return False
+
+
+FOLLOWED = ("fact", "fact", "fact", "reassert", "describe", "retract", "restore", "supersede", "contest", "dismiss")
+NOT_FOLLOWED = ("merge", "forget", "new_type")
+
+
+def seeded_store(path: Path, rng: random.Random) -> Memory:
+    memory = Memory(path)
+    memory.declare_functional("version")
+    hubs = [f"hub-{n}" for n in range(4)]
+    items = [FactInput(hub, rng.choice(RELATIONS), f"leaf-{n}", subject_type="Service", object_type=rng.choice(TYPES),
+                       evidence=(f"seed {n}",)) for n, hub in ((n, hubs[n % 4]) for n in range(30))]
+    items += [FactInput(f"leaf-{n}", "calls", f"leaf-{n + 1}", evidence=("chain",)) for n in range(0, 28, 3)]
+    memory.remember(items)
+    return memory
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_random_writes_regenerate_to_fresh_builds(tmp_path, monkeypatch, small_pages, seed):
+    rng = random.Random(seed)
+    counted = Counted(monkeypatch)
+    memory = seeded_store(tmp_path / "store.sqlite", rng)
+    try:
+        site = write_site(memory.sealed_snapshot(), tmp_path / "site")
+        everyone = len(memory.snapshot()["entities"])
+        assert any("--" in name for name in tree(site))   # cards, history and provenance spill
+        writer = Writer(memory, rng)
+        followed_steps = 0
+        for step in range(36):
+            kind = rng.choice(FOLLOWED) if step % 6 else rng.choice(NOT_FOLLOWED)
+            followed = getattr(writer, kind)()
+            rendered, digested_all = regenerate(memory, site, tmp_path / f"fresh-{step}", counted)
+            assert digested_all == (not followed), (step, kind)
+            if followed:
+                followed_steps += 1
+                assert len(rendered) < len(memory.snapshot()["entities"])
+        assert followed_steps >= 25 and everyone > 30
+    finally:
+        memory.close()
+
+
+def test_one_new_fact_renders_its_two_ends_and_digests_nothing_else(cli, tmp_path, monkeypatch):
+    store = tmp_path / "demo.sqlite"
+    assert cli("demo", "--db", str(store)).exit_code == 0
+    counted = Counted(monkeypatch)
+    memory = Memory(store)
+    try:
+        site = write_site(memory.sealed_snapshot(), tmp_path / "site")
+        rendered, digested_all = counted.take()
+        assert digested_all and len(rendered) == len(memory.snapshot()["entities"])
+        memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
+        assert regenerate(memory, site, tmp_path / "fresh", counted) == (["Dana Okafor", "Docker Compose"], False)
+    finally:
+        memory.close()
+
+
+def test_a_site_from_another_ledger_is_digested_whole(cli, tmp_path, monkeypatch):
+    """Two stores whose ledgers have as many rows: the second's site is not built from the first's
+    head, so nothing of the first is trusted without its digest."""
+    counted = Counted(monkeypatch)
+    stores = []
+    for name in ("a", "b"):
+        store = tmp_path / f"{name}.sqlite"
+        assert cli("demo", "--db", str(store)).exit_code == 0
+        stores.append(Memory(store))
+    try:
+        stores[1].describe("PostgreSQL", "the other store's database")
+        stores[0].describe("PostgreSQL", "this store's database")
+        site = write_site(stores[0].sealed_snapshot(), tmp_path / "site")
+        counted.take()
+        stores[1].remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("b",))])
+        stores[0].remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("a",))])
+        snapshot = stores[1].sealed_snapshot()
+        assert len(snapshot["ledger"]) == len(stores[0].snapshot()["ledger"])
+        write_site(snapshot, site)
+        assert counted.take()[1]   # everything digested
+        assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
+    finally:
+        for memory in stores:
+            memory.close()
+
+
+def test_an_entity_made_again_is_shown_again_on_every_page_whose_ledger_rows_name_it(tmp_path, monkeypatch):
+    """A dismissed pair of look-alike names is one ledger row naming two entities no fact links. One
+    is forgotten (every page digested), then made again under its old id (followed): the other's
+    provenance shows its name and page again, though no fact links the two."""
+    counted = Counted(monkeypatch)
+    memory = Memory(tmp_path / "store.sqlite")
+    try:
+        memory.remember([FactInput("api", "uses", "Redis Cache", subject_type="Service", object_type="Library",
+                                   evidence=("a",)),
+                         FactInput("worker", "uses", "redis-cache", subject_type="Service", object_type="Library",
+                                   evidence=("b",))])
+        [pair] = [c for c in memory.worklist() if c.kind == "duplicate"]
+        memory.dismiss(pair.key, "two different caches")
+        memory.forget_entity("Redis Cache")
+        site = write_site(memory.sealed_snapshot(), tmp_path / "site")
+        page = next(p for p in (site / "entities").iterdir() if p.name.startswith("redis-cache"))
+        assert "Redis Cache" not in page.read_text(encoding="utf-8")
+        memory.remember([FactInput("api", "uses", "Redis Cache", object_type="Library", evidence=("again",))],
+                        override_forgotten=True)
+        rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted)
+        assert not digested_all and "redis-cache" in rendered
+        assert "Redis Cache" in page.read_text(encoding="utf-8")
+    finally:
+        memory.close()
