@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from . import contradictions, reads
+from . import contradictions, db, reads
 from .db import Tx
 from .errors import Ambiguous, InvalidInput, NotFound
 from .ids import SHORT, short
@@ -43,13 +43,17 @@ Record = Mapping[str, Any]
 
 
 def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> list[Candidate]:
-    entities = conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall()
-    open_contradictions = conn.execute(
-        "SELECT id, fact_a, fact_b, reason, confidence, recorded_at FROM contradictions WHERE resolved_at IS NULL"
-    ).fetchall()
-    dismissed = set() if include_dismissed else {
-        (r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
-    return _worklist(*_split(_all_current_facts(conn)), entities, open_contradictions, dismissed)
+    # several scans, one state: a write committed between two of them would give a worklist of
+    # neither the state before it nor the one after
+    with db.read(conn):
+        entities = conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall()
+        open_contradictions = conn.execute(
+            "SELECT id, fact_a, fact_b, reason, confidence, recorded_at FROM contradictions WHERE resolved_at IS NULL"
+        ).fetchall()
+        dismissed = set() if include_dismissed else {
+            (r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
+        current = _all_current_facts(conn)
+    return _worklist(*_split(current), entities, open_contradictions, dismissed)
 
 
 def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:

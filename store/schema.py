@@ -179,17 +179,15 @@ OLDEST_READABLE = 3
 def migrate(conn: sqlite3.Connection, *, up_to: int = SCHEMA_VERSION) -> None:
     """Bring the file up to SCHEMA_VERSION (or an older `up_to`), each step in its own transaction."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise StoreUnreadable(
-            f"this store has schema version {version}; this memlens reads up to {SCHEMA_VERSION}. "
-            "Upgrade memlens."
-        )
+    _refuse_newer(version)
     for target in range(version + 1, up_to + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
             # Another writer may have taken this step since the version was read: it is ours to
             # take only if the file, read now that the write lock is held, still needs it.
-            if conn.execute("PRAGMA user_version").fetchone()[0] >= target:
+            now = conn.execute("PRAGMA user_version").fetchone()[0]
+            _refuse_newer(now)   # a newer memlens got here first: nothing of this file is ours to change
+            if now >= target:
                 conn.execute("COMMIT")
                 continue
             step = MIGRATIONS[target - 1]
@@ -203,6 +201,14 @@ def migrate(conn: sqlite3.Connection, *, up_to: int = SCHEMA_VERSION) -> None:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+
+def _refuse_newer(version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreUnreadable(
+            f"this store has schema version {version}; this memlens reads up to {SCHEMA_VERSION}. "
+            "Upgrade memlens."
+        )
 
 
 def _statements(script: str) -> list[str]:

@@ -195,6 +195,11 @@ def _check_shape(snapshot: Any) -> None:
             raise InvalidInput(f"contradiction {c.get('id')!r} needs two facts and a known resolution")
         if not 0.0 <= float(c.get("confidence", -1)) <= 1.0:
             raise InvalidInput(f"contradiction {c.get('id')!r} has a confidence outside 0..1")
+    for number, row in enumerate(snapshot["ledger"], start=1):
+        refs = row.get("refs") if isinstance(row, dict) else None
+        if not isinstance(row, dict) or not isinstance(refs, (list, type(None))) \
+                or not all(usable_id(ref) for ref in refs or ()):
+            raise InvalidInput(f"ledger row {number} is not a record naming what it changed by usable ids")
 
 
 def _check_ids(kind: str, record: Any, key: str, *references: str) -> None:

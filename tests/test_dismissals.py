@@ -84,3 +84,35 @@ def test_dismiss_sees_the_candidates_the_worklist_has_for_every_prefix_of_every_
         for key in sorted(keys):
             expected = [c for c in worklist if c.key.startswith(key)]
             assert maintenance._open_candidates_keyed(memory.conn, key) == expected, key
+
+
+def test_the_worklist_reads_one_state_while_a_writer_commits_between_its_scans(tmp_path, monkeypatch):
+    """A value for a functional key written between the worklist's scans of the entities and of
+    the facts: the worklist is the one before the write, not a mix of both."""
+    from memlens.store import maintenance
+    from memlens.store.memory import Memory
+
+    path = tmp_path / "store.sqlite"
+    with Memory(path) as memory:
+        memory.declare_functional("runs_on")
+        memory.remember([FactInput("svc", "runs_on", "oldhost", "Service", "Environment")])
+        memory.remember([FactInput("a", "uses", "b", "Service", "Library", evidence=("x",))])
+    reader = Memory(path, readonly=True)
+    try:
+        def unsupported() -> list[str]:
+            return sorted(c.summary for c in maintenance.worklist(reader.conn) if c.kind == "unsupported")
+
+        before = unsupported()
+        real = maintenance._all_current_facts
+
+        def writer_commits_first(conn):
+            with Memory(path) as writer:
+                writer.remember([FactInput("svc", "runs_on", "newhost", "Service", "Environment")])
+            return real(conn)
+
+        monkeypatch.setattr(maintenance, "_all_current_facts", writer_commits_first)
+        assert unsupported() == before == ["svc --runs_on--> oldhost has no evidence"]
+        monkeypatch.undo()
+        assert unsupported() == ["svc --runs_on--> newhost has no evidence"]
+    finally:
+        reader.close()

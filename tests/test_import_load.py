@@ -128,3 +128,16 @@ def test_a_malformed_snapshot_is_refused_before_anything_is_written(tmp_path: Pa
             load_into(memory, snapshot, source="mem ware")
         assert memory.ledger() == []
         assert load_into(memory, snapshot, source="memware")["facts"] > 0
+
+
+@pytest.mark.parametrize("refs", [[["nested"]], [{"a": 1}], ["\ud800"], "not a list", [""]])
+def test_a_ledger_row_naming_something_by_an_unusable_id_is_refused_in_one_line(tmp_path: Path, refs):
+    BUILDERS["memware"](tmp_path / "source.db")
+    snapshot = read_snapshot("memware", tmp_path / "source.db")
+    broken = json.loads(json.dumps(snapshot))
+    broken["ledger"][-1]["refs"] = refs
+    with Memory(tmp_path / "target.sqlite", clock=StepClock()) as memory:
+        with pytest.raises(InvalidInput, match=f"ledger row {len(broken['ledger'])} is not a record"):
+            load_into(memory, broken, source="memware")
+        assert memory.ledger() == []
+        assert load_into(memory, snapshot, source="memware")["facts"] > 0

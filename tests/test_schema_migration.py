@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+
+import pytest
 from pathlib import Path
 
 from memlens.store import entities, snapshot
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
+from memlens.store.errors import StoreUnreadable
 from memlens.store.schema import AUTO_REASON, SCHEMA_VERSION, migrate
 from memlens.store.snapshot_load import load_into
 
@@ -123,3 +126,35 @@ def test_two_writers_migrating_one_old_store_at_once_both_succeed(tmp_path: Path
         other.close()
     with Memory(path, clock=StepClock()) as memory:   # and the store is whole
         assert memory.stats()["facts"] == 2
+
+
+class _ReadBeforeANewerMemlensMigrates(_ReadBeforeAnotherMigrates):
+    """The same, but the other writer is a newer memlens that takes the file past our schema."""
+
+    def execute(self, sql: str, *args):
+        cursor = self.conn.execute(sql, *args)
+        if sql == "PRAGMA user_version" and not self.looked:
+            self.looked = True
+            seen = cursor.fetchone()
+            self.other.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+            return _Seen(seen)
+        return cursor
+
+
+def test_a_writer_that_finds_a_newer_memlens_migrated_the_store_meanwhile_changes_nothing(tmp_path: Path):
+    path = tmp_path / "old.sqlite"
+    with Memory(path, clock=StepClock()) as memory:
+        owned(memory)
+    as_schema_version(path, SCHEMA_VERSION - 2)
+    first = sqlite3.connect(path, isolation_level=None, timeout=5)
+    other = sqlite3.connect(path, isolation_level=None, timeout=5)
+    try:
+        tables = first.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall()
+        with pytest.raises(StoreUnreadable, match="Upgrade memlens"):
+            migrate(_ReadBeforeANewerMemlensMigrates(first, other))
+        assert first.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+        assert first.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall() == tables
+        assert not first.in_transaction
+    finally:
+        first.close()
+        other.close()
