@@ -44,9 +44,11 @@ def write(conn: sqlite3.Connection, actor: str, clock: Callable[[], datetime] = 
     """Everything inside happens in one IMMEDIATE transaction, or not at all."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        ledger.index_refs(conn)
         # Record time never runs backwards, even if the wall clock does.
         at = max(record_time(clock()), ledger.last_at(conn) or "")
         yield Tx(conn, at, actor)
+        ledger.mark_indexed(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

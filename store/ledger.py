@@ -32,6 +32,23 @@ def append(
 _NAMED = "INSERT OR IGNORE INTO ledger_refs (ref, seq) VALUES (?, ?)"
 
 
+def index_refs(conn: sqlite3.Connection) -> None:
+    """In a write's transaction, before its rows: add the refs of rows an older memlens appended
+    without them (see schema.py's version 6), and mark the table whole up to the newest row."""
+    mark = conn.execute("SELECT seq FROM ledger_refs_upto").fetchone()
+    newest = conn.execute("SELECT seq FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+    if mark is None or newest is None or newest[0] <= mark[0]:
+        return
+    conn.execute("INSERT OR IGNORE INTO ledger_refs (ref, seq) SELECT r.value, l.seq FROM ledger l, "
+                 "json_each(l.refs) r WHERE l.seq > ?", (mark[0],))
+    conn.execute("UPDATE ledger_refs_upto SET seq = ?", (newest[0],))
+
+
+def mark_indexed(conn: sqlite3.Connection) -> None:
+    """At the end of a write of ours, which added its rows' refs itself: the table is whole."""
+    conn.execute("UPDATE ledger_refs_upto SET seq = (SELECT coalesce(max(seq), 0) FROM ledger)")
+
+
 def _row(last_chain: str, at: str, actor: str, action: str, kind: str, refs: list[str],
          payload: dict) -> tuple[str, str, str, str, str, str, str]:
     """(at, actor, action, kind, refs, payload, chain): the row as stored, chained to the one before."""

@@ -159,11 +159,18 @@ def ledger_for(conn: sqlite3.Connection, ids: list[str]) -> list[dict]:
 
 def naming_any(conn: sqlite3.Connection) -> str:
     """The SQL condition on ledger row `l`: its refs name an id of the JSON list `:ids`. Looked up in
-    ledger_refs; a store from before schema version 5 (read, not yet migrated) has none, and each
-    row's refs are read instead."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_refs'").fetchone():
-        return "l.seq IN (SELECT seq FROM ledger_refs WHERE ref IN (SELECT value FROM json_each(:ids)))"
-    return "EXISTS (SELECT 1 FROM json_each(l.refs) r WHERE r.value IN (SELECT value FROM json_each(:ids)))"
+    ledger_refs, and past its mark (rows an older memlens appended since our last write) in the
+    rows' own refs; a store from before schema version 5 (read, not yet migrated) has no table,
+    and each row's refs are read instead."""
+    tables = {r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('ledger_refs', 'ledger_refs_upto')")}
+    if "ledger_refs" not in tables:
+        return "EXISTS (SELECT 1 FROM json_each(l.refs) r WHERE r.value IN (SELECT value FROM json_each(:ids)))"
+    indexed = "SELECT seq FROM ledger_refs WHERE ref IN (SELECT value FROM json_each(:ids))"
+    if "ledger_refs_upto" in tables:
+        indexed += (" UNION ALL SELECT t.seq FROM ledger t, json_each(t.refs) r"
+                    " WHERE t.seq > (SELECT seq FROM ledger_refs_upto) AND r.value IN (SELECT value FROM json_each(:ids))")
+    return f"l.seq IN ({indexed})"
 
 
 def tuple_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:

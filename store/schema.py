@@ -164,15 +164,29 @@ INSERT OR IGNORE INTO ledger_refs (ref, seq) SELECT r.value, l.seq FROM ledger l
 """
 
 
+# How far ledger_refs is known whole: the newest seq whose rows' refs are all in it. A memlens of
+# schema 4 or 5 that opened a store before this one migrated it keeps appending rows without
+# their refs (it checked the version once, when it opened); every write of ours first adds those
+# (ledger.index_refs), and a history reads the rows past the mark from their own refs
+# (reads.naming_any). The migration adds what such a writer may already have left out.
+_V6 = """
+CREATE TABLE ledger_refs_upto (seq INTEGER NOT NULL);
+INSERT OR IGNORE INTO ledger_refs (ref, seq) SELECT r.value, l.seq FROM ledger l, json_each(l.refs) r
+    WHERE l.seq NOT IN (SELECT seq FROM ledger_refs);
+INSERT INTO ledger_refs_upto (seq) SELECT coalesce(max(seq), 0) FROM ledger;
+"""
+
+
 # Each migration takes the schema from version i to i + 1: a DDL script, or a function for what
 # SQL alone cannot compute.
-MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5)
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5, _V6)
 SCHEMA_VERSION = len(MIGRATIONS)
 # Reads never migrate a file: they read a store as old as this. A migration that adds something the
 # reads query (not just an index) raises it to its own version; an older store is then read through a
 # copy migrated in memory (store/opening.py) until a write or `memlens migrate` upgrades the file.
 # Version 3 added the columns entities.name_key and fact_versions.automatic, which reads use.
-# (Version 5's ledger_refs is read where it exists; a version 3 or 4 file is read without it.)
+# (Version 5's ledger_refs is read where it exists; a version 3 or 4 file is read without it. Version
+# 6's mark is read where it exists; a version 5 file's table is taken as whole.)
 OLDEST_READABLE = 3
 
 

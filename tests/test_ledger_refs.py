@@ -17,6 +17,8 @@ from memlens.store.snapshot_load import load_into
 
 from conftest import StepClock, as_schema_version
 
+BEFORE_LEDGER_REFS = 4   # the schema version before the table
+
 
 def refs_of_rows(path: Path) -> set[tuple[str, int]]:
     """(ref, seq) for every ref of every ledger row, read from the rows themselves."""
@@ -98,25 +100,28 @@ def test_history_lists_the_rows_that_name_what_it_shows(store):
     assert set(naming(store, {alias})) <= set(found["svc-0"][0]) and naming(store, {alias})
 
 
-def plan(path: Path) -> str:
+def plan(path: Path) -> list[str]:
     with Memory(path, readonly=True) as memory:
         query = f"SELECT l.seq FROM ledger l WHERE {reads.naming_any(memory.conn)} ORDER BY l.seq"
-        return " / ".join(row[-1] for row in memory.conn.execute("EXPLAIN QUERY PLAN " + query, {"ids": '["x"]'}))
+        return [row[-1] for row in memory.conn.execute("EXPLAIN QUERY PLAN " + query, {"ids": '["x"]'})]
 
 
 def test_history_looks_the_rows_up_and_reads_every_row_only_in_an_unmigrated_store(store):
-    assert "SEARCH ledger_refs USING PRIMARY KEY (ref=?)" in plan(store) and "SCAN l" not in plan(store)
-    as_schema_version(store, schema.SCHEMA_VERSION - 1)
-    assert "SCAN l" in plan(store) and "ledger_refs" not in plan(store)
+    steps = plan(store)
+    assert "SEARCH ledger_refs USING PRIMARY KEY (ref=?)" in steps and "SCAN l" not in steps
+    assert "SEARCH t USING INTEGER PRIMARY KEY (rowid>?)" in steps   # the rows past the mark, by seq
+    as_schema_version(store, BEFORE_LEDGER_REFS)
+    steps = plan(store)
+    assert "SCAN l" in steps and not any("ledger_refs" in step for step in steps)
 
 
 def test_a_store_read_before_its_migration_gives_the_same_history_and_migrating_fills_the_table(store):
     wanted = histories(store)
-    as_schema_version(store, schema.SCHEMA_VERSION - 1)
+    as_schema_version(store, BEFORE_LEDGER_REFS)
     with sqlite3.connect(store) as conn:
         assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'ledger_refs'").fetchone()
     assert histories(store) == wanted   # read from each row's refs
-    assert migrate_file(store) == (schema.SCHEMA_VERSION - 1, schema.SCHEMA_VERSION)
+    assert migrate_file(store) == (BEFORE_LEDGER_REFS, schema.SCHEMA_VERSION)
     assert indexed(store) == refs_of_rows(store)
     assert histories(store) == wanted
 
@@ -135,3 +140,44 @@ def test_a_rows_refs_are_kept_in_its_own_transaction(store):
         conn.execute("ROLLBACK")
         assert conn.execute(ghosts).fetchone()[0] == 0   # and gone with it
     assert indexed(store) == refs_of_rows(store)
+
+
+def append_as_an_older_memlens(path: Path, refs: list[str]) -> int:
+    """A ledger row as a memlens from before the table appends it, to a store migrated since it
+    opened: chained like any other, its refs in the row only."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        row = ledger._row(ledger.head(conn), "2027-01-01T00:00:00.000000Z", "agent:old", "reassert", "fact", refs, {})
+        seq = conn.execute("INSERT INTO ledger (at, actor, action, kind, refs, payload, chain) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)", row).lastrowid
+        conn.execute("COMMIT")
+        return seq
+    finally:
+        conn.close()
+
+
+def test_rows_an_older_memlens_appends_are_in_histories_at_once_and_in_the_table_after_our_next_write(store):
+    with Memory(store, readonly=True) as memory:
+        fact = memory.conn.execute("SELECT id FROM facts ORDER BY id LIMIT 1").fetchone()[0]
+        before = [row["seq"] for row in memory.history(fact)["ledger"]]
+    seq = append_as_an_older_memlens(store, [fact])
+    assert (fact, seq) not in indexed(store)
+    with Memory(store, readonly=True) as memory:
+        assert [row["seq"] for row in memory.history(fact)["ledger"]] == before + [seq]   # read past the mark
+        assert pages.history(memory.conn, fact, pages.Page(limit=50, offset=0))["ledger"]["total"] == len(before) + 1
+    with Memory(store, clock=StepClock()) as memory:
+        memory.remember([FactInput("svc-5", "calls", "svc-6", None, None)])
+        assert memory.conn.execute("SELECT seq FROM ledger_refs_upto").fetchone()[0] == \
+            memory.conn.execute("SELECT max(seq) FROM ledger").fetchone()[0]
+    assert indexed(store) == refs_of_rows(store) and (fact, seq) in indexed(store)
+
+
+def test_migrating_a_store_an_older_memlens_wrote_after_schema_5_adds_what_it_left_out(store):
+    as_schema_version(store, 5)
+    with Memory(store, readonly=True) as memory:
+        fact = memory.conn.execute("SELECT id FROM facts ORDER BY id LIMIT 1").fetchone()[0]
+    seq = append_as_an_older_memlens(store, [fact, "svc-0"])
+    assert indexed(store) != refs_of_rows(store)
+    assert migrate_file(store) == (5, schema.SCHEMA_VERSION)
+    assert indexed(store) == refs_of_rows(store) and (fact, seq) in indexed(store)
