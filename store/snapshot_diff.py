@@ -82,11 +82,15 @@ def digest(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 
 def diff(old: dict[str, Any], new: dict[str, Any], *,
-         names: tuple[str, str] = ("the older snapshot", "the newer snapshot")) -> dict[str, Any]:
+         names: tuple[str, str] = ("the older snapshot", "the newer snapshot"),
+         newer_from_the_store: bool = False) -> dict[str, Any]:
     """Changes from `old` (a digest or a snapshot) to `new` (a snapshot); refused, saying which of
-    `names` is at fault, if either is malformed."""
+    `names` is at fault, if either is malformed. `newer_from_the_store`: `new` is the snapshot a
+    store just made (a regeneration's), well-formed as it is made, and not checked again (0.6 s of
+    a regeneration at 100,000 entities)."""
     check_diffable(old, names[0])
-    check_diffable(new, names[1])
+    if not newer_from_the_store:
+        check_diffable(new, names[1])
     if new.get("format") == DIGEST_FORMAT:
         raise InvalidInput(f"{names[1]}: the newer side of a diff must be a snapshot, not a digest")
     before = old if old.get("format") == DIGEST_FORMAT else digest(old)

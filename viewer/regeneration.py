@@ -138,7 +138,8 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     snapshot = memory.sealed_snapshot()
     kept = carried_over(path, bundle.format)
     previous = kept.digest
-    changes = diff(previous, snapshot) if previous and previous.get("hash") != snapshot["hash"] else None
+    changes = diff(previous, snapshot, newer_from_the_store=True) \
+        if previous and previous.get("hash") != snapshot["hash"] else None
     write_bundle(snapshot, path, bundle.format, changes=changes, previous_layout=kept.layout,
                  previous_looks=kept.looks)
     return Regeneration(bundle, True, snapshot["hash"], kept.notes())

@@ -160,8 +160,10 @@ class _Links:
         if self._superseding is None:
             found: dict[str, list[str]] = defaultdict(list)
             for fact in self.index.snapshot["facts"]:
-                for successor in _successors(fact):
-                    found[successor].append(fact["id"])
+                # a fact of one version names a successor only as its own superseded_by: most name none
+                if len(fact.get("history") or ()) > 1 or fact.get("superseded_by"):
+                    for successor in _successors(fact):
+                        found[successor].append(fact["id"])
             self._superseding = found
         return self._superseding
 
