@@ -264,3 +264,53 @@ def test_an_entity_made_again_is_shown_again_on_every_page_whose_ledger_rows_nam
         assert "Redis Cache" in page.read_text(encoding="utf-8")
     finally:
         memory.close()
+
+
+def _regenerate_forked(store: str, site: str, fresh: str) -> tuple[int, bool, list[str]]:
+    """In a fresh process (a fork needs a single thread): regenerate `site` after one more fact with
+    the work shared among processes, then build the same into `fresh` in one process; the forks
+    made, whether every record was digested, and the files that differ."""
+    from memlens.viewer import workers
+    from memlens.viewer.site import folder
+
+    forks, digested = [], []
+    real_fork, real_digest = workers.os.fork, PageInputs.digest_records
+    folder.PARALLEL_MIN_ENTITIES = folder.PARALLEL_MIN_ITEMS = 2
+    workers.os.fork = lambda: forks.append("fork") or real_fork()
+    PageInputs.digest_records = lambda *args: digested.append(True) or real_digest(*args)
+    memory = Memory(Path(store))
+    try:
+        memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
+        snapshot = memory.sealed_snapshot()
+    finally:
+        memory.close()
+    kept = carried_over(Path(site), "site")
+    arguments = {"changes": diff(kept.digest, snapshot), "previous_layout": kept.layout,
+                 "previous_looks": kept.looks}
+    write_site(snapshot, site, **arguments)
+    made, digested_all = len(forks), bool(digested)
+    folder.PARALLEL_MIN_ENTITIES = folder.PARALLEL_MIN_ITEMS = 10**9
+    write_site(snapshot, fresh, **arguments)
+    shared, alone = tree(Path(site)), tree(Path(fresh))
+    return made, digested_all, sorted(p for p in shared.keys() | alone.keys() if shared.get(p) != alone.get(p))
+
+
+def test_a_regeneration_shared_among_processes_writes_what_one_process_writes(cli, tmp_path):
+    """The graph page's process starts before the reach is worked out, then one writes half of the
+    entity pages and another the list and ledger pages; the site is what one process writes."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    store = tmp_path / "demo.sqlite"
+    assert cli("demo", "--db", str(store)).exit_code == 0
+    memory = Memory(store)
+    try:
+        site = write_site(memory.sealed_snapshot(), tmp_path / "site")
+    finally:
+        memory.close()
+    before = tree(site)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        forks, digested_all, differing = pool.submit(
+            _regenerate_forked, str(store), str(site), str(tmp_path / "fresh")).result(timeout=120)
+    assert forks == 3 and not digested_all
+    assert differing == [] and tree(site) != before

@@ -53,7 +53,7 @@ from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
-from .delta import Reach, since_previous
+from .delta import Reach, Writes, reach_of, writes_since
 from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
 from .folder import Carry, Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
@@ -157,8 +157,6 @@ class SiteBuild:
         # each entity, fact and ledger row as snapshot.json writes it: also what the page inputs hash
         self.texts = RecordTexts(snapshot, ITEM_LISTS)
         self.inputs = PageInputs(snapshot, self.index, self.texts, self.pages, fact_pages, self.fact_order)
-        # found once, here: each process writing entity pages would otherwise look for itself
-        self.ledger_rows_of = self._entity_ledger_rows()
         self._navs: dict[tuple[str, str, bool], list[NavLink]] = {}
         self._frames: dict[tuple[str, str], tuple[Markup, Markup]] = {}
 
@@ -209,44 +207,51 @@ class SiteBuild:
     def write(self, emit: Emit, folder: SiteFolder | None = None) -> None:
         """Emit every file. With a `folder` (see SiteFolder), the work is shared among processes (the
         records' input digests, the entity pages, the other pages), and an entity or ledger page
-        whose inputs did not change is carried over instead of rendered."""
+        whose inputs did not change is carried over instead of rendered; after writes it can
+        follow (delta.py), only what they reached is even digested."""
         for path, content in self.asset_files().items():
             emit(path, content)
-        reuse = folder.reuse if folder is not None else None
-        carry = folder.carry if folder is not None else None
-        # what the writes since the previous site reached; None: every page is digested
-        reach = self.writes_reach(folder) if folder is not None else None
-
-        def entity_pages(entities: list[dict[str, Any]], emit: Emit) -> None:
-            self.write_entity_pages(entities, emit, reuse, carry, reach)
-
-        def graph_page(emit: Emit) -> None:
-            emit("index.html", self.index_page())
-            emit("layout.json", self.layout_json())
-
-        def other_pages(emit: Emit) -> None:
-            self.write_other_pages(emit, reuse, carry, reach)
-
         if folder is None:
-            entity_pages(self.snapshot["entities"], emit)
-            graph_page(emit)
-            other_pages(emit)
-        elif reach is None:
+            self.write_entity_pages(self.snapshot["entities"], emit)
+            self.write_graph_page(emit)
+            self.write_other_pages(emit)
+            return
+        writes = self.writes_since(folder.previous)
+        if writes is None:
             # digested here, each record once, or each half of the entities would digest nearly
             # all of them (a fact has two ends, a ledger row names two or three entities)
             self.inputs.digest_records(folder.in_halves)
-            folder.split(self.snapshot["entities"], entity_pages,
-                         [(lambda emit: (graph_page(emit), other_pages(emit)), "the graph, list and ledger pages")])
-        else:
-            # the entity pages are mostly carried over: the graph page is half of what is left
-            folder.split(self.snapshot["entities"], entity_pages,
-                         [(graph_page, "the graph page"), (other_pages, "the list and ledger pages")])
+            self.ledger_rows_of   # found here, once, before the work is shared out
 
-    def writes_reach(self, folder: SiteFolder) -> Reach | None:
-        """The pages the writes since the previous site may have changed (see delta.py)."""
-        previous = folder.previous
+            def graph_and_other_pages(emit: Emit) -> None:
+                self.write_graph_page(emit)
+                self.write_other_pages(emit, folder.reuse)
+
+            folder.split(self.snapshot["entities"], lambda entities, emit: self.write_entity_pages(
+                entities, emit, folder.reuse), [(graph_and_other_pages, "the graph, list and ledger pages")])
+            return
+
+        def the_rest() -> None:
+            # the entity pages are mostly carried over: the graph page, begun first, is half of what is left
+            reach = self.reach(writes, folder.previous)
+            folder.split(self.snapshot["entities"], lambda entities, emit: self.write_entity_pages(
+                entities, emit, folder.reuse, folder.carry, reach),
+                [(lambda emit: self.write_other_pages(emit, folder.reuse, folder.carry, reach), "the list and ledger pages")])
+
+        folder.alongside(self.write_graph_page, "the graph page", the_rest, len(self.snapshot["entities"]))
+
+    def write_graph_page(self, emit: Emit) -> None:
+        emit("index.html", self.index_page())
+        emit("layout.json", self.layout_json())
+
+    def writes_since(self, previous: PreviousSite | None) -> Writes | None:
+        """The writes since the previous site, when they can be followed (see delta.py)."""
         if previous is None:
             return None
+        return writes_since(self.snapshot, self.index, previous.built_from, self.inputs.base_digest(), self.kept_looks)
+
+    def reach(self, writes: Writes, previous: PreviousSite) -> Reach:
+        """The pages `writes` may have changed (see delta.py)."""
 
         def spilling(entity_id: str) -> set[str]:
             page = self.pages.get(entity_id)
@@ -257,8 +262,7 @@ class SiteBuild:
                       if previous.has_files_starting("entities/" + group_pages_prefix(page, group.key))}
             return now | before
 
-        return since_previous(self.snapshot, self.index, previous.built_from, self.inputs.base_digest(),
-                              self.ledger_rows_of, spilling, self.kept_looks)
+        return reach_of(writes, self.snapshot, self.index, self.ledger_rows_of, spilling)
 
     def write_other_pages(self, emit: Emit, reuse: Reuse | None = None, carry: Carry | None = None,
                           reach: Reach | None = None) -> None:
@@ -346,8 +350,11 @@ class SiteBuild:
                         f'<td class="time">{h(short_record_time(entity.get("updated_at")))}</td></tr>')
         return rows, len(live)
 
-    def _entity_ledger_rows(self) -> dict[str, list[int]]:
-        """Entity id -> indexes of the ledger rows that name it or one of its facts, newest first."""
+    @cached_property
+    def ledger_rows_of(self) -> dict[str, list[int]]:
+        """Entity id -> indexes of the ledger rows that name it or one of its facts, newest first.
+        Found once, before the entity pages' work is shared out (each process writing them would
+        otherwise look for itself), but after the graph page's process is started, which needs none."""
         facts, named = self.index.facts, {}
         contradiction_facts = {c["id"]: c.get("facts", []) for c in self.snapshot.get("contradictions", [])}
         ledger = self.snapshot.get("ledger", [])

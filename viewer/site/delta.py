@@ -23,7 +23,7 @@ or a fact whose card can have moved; so may every entity page that shows such a 
 
 Only writes whose reach this covers are followed; a merge, a forgetting, a new type, a relation
 declared functional, an import, or anything this does not know, means every page is digested as
-before (`since_previous` returns None). So does a different renderer or dataset name, a previous
+before (`writes_since` returns None). So does a different renderer or dataset name, a previous
 site without its ledger head, or a snapshot without a seal. tests/test_site_delta.py holds
 regenerations through this to fresh builds over random sequences of writes.
 """
@@ -62,17 +62,26 @@ class Reach:
     ledger_rows: frozenset[int]   # indexes into the snapshot's ledger
 
 
-def since_previous(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previous, inputs_base: str,
-                   ledger_rows_of: dict[str, list[int]], spilling: Callable[[str], set[str]],
-                   kept_looks: Iterable[str] | None) -> Reach | None:
-    """The reach of the writes since `previous`; None when it cannot be told (see the module's doc).
-    `spilling(entity)`: the keys (entity_plan.FactGroup.key) of its groups of cards that have pages
-    of their own, now or in the previous site; `kept_looks`: the types whose colours the previous
-    site gave (None: none kept)."""
+@dataclass(frozen=True)
+class Writes:
+    """The writes since the previous site, as the ledger rows after its head name them."""
+
+    first_row: int                  # the index of the first row written since
+    touched: frozenset[str]         # entities they name
+    named: frozenset[str]           # ... of which those they made (a name or type new to other pages)
+    changed_facts: frozenset[str]   # facts they name, and the facts of contradictions they name
+
+
+def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previous, inputs_base: str,
+                 kept_looks: Iterable[str] | None) -> Writes | None:
+    """The writes since `previous`, read from the ledger rows after its head; None when they cannot
+    be followed (see the module's doc). Cheap: it reads the rows written since, and each entity's
+    type once. `kept_looks`: the types whose colours the previous site gave (None: none kept)."""
     ledger = snapshot.get("ledger") or []
     seal = snapshot.get("seal") if isinstance(snapshot.get("seal"), dict) else {}
     rows = previous.ledger_rows
-    if (previous.inputs_base != inputs_base or kept_looks is None or seal.get("hash_of") != "ledger" or not isinstance(rows, int) or not 0 < rows <= len(ledger)
+    if (previous.inputs_base != inputs_base or kept_looks is None or seal.get("hash_of") != "ledger"
+            or not isinstance(rows, int) or not 0 < rows <= len(ledger)
             or not isinstance(previous.hash, str) or not previous.hash.startswith("sha256:")):
         return None
     chains = seal.get("ledger")
@@ -106,8 +115,18 @@ def since_previous(snapshot: dict[str, Any], index: SnapshotIndex, previous: Pre
     kept = set(kept_looks)
     if any(e.get("type") not in kept for entity_id, e in entities.items() if entity_id not in named):
         return None
+    return Writes(rows, frozenset(touched), frozenset(named), frozenset(changed_facts))
+
+
+def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, ledger_rows_of: dict[str, list[int]],
+             spilling: Callable[[str], set[str]]) -> Reach:
+    """The pages `writes` can have changed. `spilling(entity)`: the keys (entity_plan.FactGroup.key)
+    of its groups of cards that have pages of their own, now or in the previous site."""
+    ledger = snapshot.get("ledger") or []
+    contradictions = {c["id"]: c for c in snapshot.get("contradictions") or []}
+    named, changed_facts = set(writes.named), set(writes.changed_facts)
     links = _Links(snapshot, index, contradictions)
-    touched |= links.ends(changed_facts) | links.ends(links.linked(changed_facts))
+    touched = set(writes.touched) | links.ends(changed_facts) | links.ends(links.linked(changed_facts))
     near_named: set[str] = set()
     for entity_id in named:
         near_named |= links.around(entity_id)
@@ -115,6 +134,7 @@ def since_previous(snapshot: dict[str, Any], index: SnapshotIndex, previous: Pre
     moved = _movable_cards(touched, near_named, named, changed_facts, index, spilling)
     reach = touched | links.ends(moved) | links.ends(links.linked(moved))
     # the previous last page too: it gains a link to a newer one
+    rows = writes.first_row
     rows_reached = set(range(rows - 1, len(ledger))) if len(ledger) > rows else set()
     for entity_id in named:
         rows_reached.update(ledger_rows_of.get(entity_id, ()))

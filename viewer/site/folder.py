@@ -69,20 +69,35 @@ class SiteFolder:
                 part(self.emit)
             return
         half = len(items) // 2
-
-        def writing(job: Callable[[], None]) -> Callable[[], tuple[dict[str, str], dict[str, str]]]:
-            def in_the_worker() -> tuple[dict[str, str], dict[str, str]]:
-                self.hashes, self.inputs = {}, {}   # the worker's own, returned to the parent
-                job()
-                return self.hashes, self.inputs
-            return in_the_worker
-
-        def part_of(part: Callable[[Emit], None]) -> Callable[[], None]:
-            return lambda: part(self.emit)
-
-        jobs = [(writing(lambda: work(items[half:], self.emit)), "writing entity pages")]
-        jobs += [(writing(part_of(part)), f"writing {what}") for part, what in beside]
+        jobs = [(self._writing(lambda: work(items[half:], self.emit)), "writing entity pages")]
+        jobs += [(self._writing(self._emitting(part)), f"writing {what}") for part, what in beside]
         _, written = with_workers(lambda: work(items[:half], self.emit), jobs)
+        self._take(written)
+
+    def alongside(self, part: Callable[[Emit], None], what: str, here: Callable[[], None], items: int) -> None:
+        """Run `here()` while `part` writes its files (`what` they are) in a forked worker, when
+        the site has many `items` (entities) and this process no other thread; else one after
+        the other."""
+        if items < PARALLEL_MIN_ENTITIES or not can_fork():
+            part(self.emit)
+            here()
+            return
+        _, written = with_workers(here, [(self._writing(self._emitting(part)), f"writing {what}")])
+        self._take(written)
+
+    def _emitting(self, part: Callable[[Emit], None]) -> Callable[[], None]:
+        return lambda: part(self.emit)
+
+    def _writing(self, job: Callable[[], None]) -> Callable[[], tuple[dict[str, str], dict[str, str]]]:
+        """`job` as a worker runs it: the files it writes and the digests it records are its own,
+        returned to the parent (`_take`)."""
+        def in_the_worker() -> tuple[dict[str, str], dict[str, str]]:
+            self.hashes, self.inputs = {}, {}
+            job()
+            return self.hashes, self.inputs
+        return in_the_worker
+
+    def _take(self, written: list[tuple[dict[str, str], dict[str, str]]]) -> None:
         for hashes, inputs in written:
             self.hashes.update(hashes)
             self.inputs.update(inputs)
