@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 from pathlib import Path
@@ -87,17 +89,17 @@ def test_an_imported_entity_is_found_by_a_unicode_casefold_of_its_name(tmp_path:
 
 class _ReadBeforeAnotherMigrates:
     """A connection whose first look at the schema version comes just before another process
-    migrates the file: what two writers opening an old store at the same moment do."""
+    migrates the file (`meanwhile`): what two writers opening an old store at the same moment do."""
 
-    def __init__(self, conn: sqlite3.Connection, other: sqlite3.Connection) -> None:
-        self.conn, self.other, self.looked = conn, other, False
+    def __init__(self, conn: sqlite3.Connection, meanwhile: Callable[[], object]) -> None:
+        self.conn, self.meanwhile, self.looked = conn, meanwhile, False
 
     def execute(self, sql: str, *args):
         cursor = self.conn.execute(sql, *args)
         if sql == "PRAGMA user_version" and not self.looked:
             self.looked = True
             seen = cursor.fetchone()
-            migrate(self.other)   # the other writer migrates meanwhile
+            self.meanwhile()
             return _Seen(seen)
         return cursor
 
@@ -110,7 +112,8 @@ class _Seen:
         return self.row
 
 
-def test_two_writers_migrating_one_old_store_at_once_both_succeed(tmp_path: Path):
+@contextmanager
+def two_writers_of_an_old_store(tmp_path: Path) -> Iterator[tuple[Path, sqlite3.Connection, sqlite3.Connection]]:
     path = tmp_path / "old.sqlite"
     with Memory(path, clock=StepClock()) as memory:
         owned(memory)
@@ -118,44 +121,28 @@ def test_two_writers_migrating_one_old_store_at_once_both_succeed(tmp_path: Path
     first = sqlite3.connect(path, isolation_level=None, timeout=5)
     other = sqlite3.connect(path, isolation_level=None, timeout=5)
     try:
-        migrate(_ReadBeforeAnotherMigrates(first, other))   # failed: "table ... already exists"
-        assert first.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert first.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ledger_refs'").fetchone()[0] == 1
-        assert first.execute("SELECT count(*) FROM ledger_refs").fetchone()[0] > 0
+        yield path, first, other
     finally:
         first.close()
         other.close()
+
+
+def test_two_writers_migrating_one_old_store_at_once_both_succeed(tmp_path: Path):
+    with two_writers_of_an_old_store(tmp_path) as (path, first, other):
+        migrate(_ReadBeforeAnotherMigrates(first, lambda: migrate(other)))   # failed: "table ... already exists"
+        assert first.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert first.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ledger_refs'").fetchone()[0] == 1
+        assert first.execute("SELECT count(*) FROM ledger_refs").fetchone()[0] > 0
     with Memory(path, clock=StepClock()) as memory:   # and the store is whole
         assert memory.stats()["facts"] == 2
 
 
-class _ReadBeforeANewerMemlensMigrates(_ReadBeforeAnotherMigrates):
-    """The same, but the other writer is a newer memlens that takes the file past our schema."""
-
-    def execute(self, sql: str, *args):
-        cursor = self.conn.execute(sql, *args)
-        if sql == "PRAGMA user_version" and not self.looked:
-            self.looked = True
-            seen = cursor.fetchone()
-            self.other.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-            return _Seen(seen)
-        return cursor
-
-
 def test_a_writer_that_finds_a_newer_memlens_migrated_the_store_meanwhile_changes_nothing(tmp_path: Path):
-    path = tmp_path / "old.sqlite"
-    with Memory(path, clock=StepClock()) as memory:
-        owned(memory)
-    as_schema_version(path, SCHEMA_VERSION - 2)
-    first = sqlite3.connect(path, isolation_level=None, timeout=5)
-    other = sqlite3.connect(path, isolation_level=None, timeout=5)
-    try:
+    with two_writers_of_an_old_store(tmp_path) as (_, first, other):
         tables = first.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall()
+        newer = _ReadBeforeAnotherMigrates(first, lambda: other.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}"))
         with pytest.raises(StoreUnreadable, match="Upgrade memlens"):
-            migrate(_ReadBeforeANewerMemlensMigrates(first, other))
+            migrate(newer)
         assert first.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
         assert first.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall() == tables
         assert not first.in_transaction
-    finally:
-        first.close()
-        other.close()
