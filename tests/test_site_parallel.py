@@ -191,3 +191,40 @@ def test_a_killed_build_leaves_no_writer_behind_and_the_next_build_clears_its_fo
     write_site(project_snapshot(), site)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "worker.pid"]
     assert (site / "manifest.json").is_file()
+
+
+_INTERRUPTED_FORK = r"""
+import os, signal, sys, time
+from memlens.viewer import workers
+
+real = workers.os.fork
+
+def fork_then_interrupted():
+    pid = real()
+    if pid:   # the parent: a Ctrl-C lands right after the fork
+        os.kill(os.getpid(), signal.SIGINT)
+    return pid
+
+workers.os.fork = fork_then_interrupted
+try:
+    workers.with_workers(lambda: None, [(lambda: time.sleep(30), "sleeping")])
+except KeyboardInterrupt:
+    print("interrupted")
+try:
+    pid, _ = os.waitpid(-1, os.WNOHANG)
+    print(f"a worker left behind: {pid}")
+except ChildProcessError:
+    print("no worker left")
+print(f"pipes open: {len(os.listdir('/proc/self/fd'))}")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts open descriptors in /proc")
+def test_a_ctrl_c_right_after_a_fork_leaves_no_worker_and_no_pipe_behind(tmp_path):
+    baseline = subprocess.run([sys.executable, "-c", "import os; from memlens.viewer import workers; "
+                               "print(f\"pipes open: {len(os.listdir('/proc/self/fd'))}\")"],
+                              capture_output=True, text=True, timeout=60).stdout.split()[-1]
+    done = subprocess.run([sys.executable, "-c", _INTERRUPTED_FORK], capture_output=True, text=True, timeout=60)
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["interrupted", "no worker left"], done.stdout + done.stderr
+    assert lines[2] == f"pipes open: {baseline}"

@@ -32,7 +32,7 @@ def with_workers(here: Callable[[], Any], there: list[tuple[Callable[[], Any], s
     started: list[_Forked] = []
     try:
         for job, what in there:
-            started.append(_Forked(job, what))
+            _Forked(job, what, started)
         mine = here()
         return mine, [worker.result() for worker in started]
     finally:
@@ -52,24 +52,34 @@ def _die_with_parent() -> None:
 
 
 class _Forked:
-    """job() in a child made by os.fork, its result (or its failure) pickled back through a pipe."""
+    """job() in a child made by os.fork, its result (or its failure) pickled back through a pipe.
 
-    def __init__(self, job: Callable[[], Any], what: str) -> None:
+    A Ctrl-C is held off from just before the fork until the parent has put the worker in
+    `started` (where with_workers ends it) and the child is inside its own handling: landing
+    between the two, it would leave a worker nobody ends, or unwind the child through the
+    parent's code."""
+
+    def __init__(self, job: Callable[[], Any], what: str, started: list[_Forked]) -> None:
         self.what = what
         self._made: list[Any] = []
         read, write = os.pipe()
         parent = os.getpid()
+        held = _hold_interrupts()
         try:
-            self.pid = os.fork()
-        except BaseException:
-            os.close(read)
+            try:
+                self.pid = os.fork()
+            except BaseException:
+                os.close(read)
+                os.close(write)
+                raise
+            if self.pid == 0:  # the child: never returns
+                os.close(read)
+                _run_child(job, write, parent, held)
             os.close(write)
-            raise
-        if self.pid == 0:  # the child: never returns
-            os.close(read)
-            _run_child(job, write, parent)
-        os.close(write)
-        self._pipe = read
+            self._pipe = read
+            started.append(self)
+        finally:
+            _let_interrupts(held)
 
     def result(self) -> Any:
         if not self._made:
@@ -97,9 +107,20 @@ class _Forked:
             self._pipe = -1
 
 
-def _run_child(job: Callable[[], Any], write: int, parent: int) -> NoReturn:
+def _hold_interrupts() -> Any:
+    """Block SIGINT in this (the only) thread; what to give _let_interrupts to undo it."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+
+
+def _let_interrupts(held: Any) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _run_child(job: Callable[[], Any], write: int, parent: int, held: Any) -> NoReturn:
     code = 0
     try:
+        _let_interrupts(held)   # a Ctrl-C held off since the fork lands here, and ends the child
         _die_with_parent()
         if os.getppid() != parent:  # the parent died before the line above took effect
             raise SystemExit(1)
