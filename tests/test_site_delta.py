@@ -314,3 +314,21 @@ def test_a_regeneration_shared_among_processes_writes_what_one_process_writes(cl
             _regenerate_forked, str(store), str(site), str(tmp_path / "fresh")).result(timeout=120)
     assert forks == 3 and not digested_all
     assert differing == [] and tree(site) != before
+
+
+def test_a_page_damaged_since_is_written_fresh_though_no_write_reached_it(cli, tmp_path, monkeypatch):
+    store = tmp_path / "demo.sqlite"
+    assert cli("demo", "--db", str(store)).exit_code == 0
+    counted = Counted(monkeypatch)
+    memory = Memory(store)
+    try:
+        site = write_site(memory.sealed_snapshot(), tmp_path / "site")
+        celery = next(p for p in (site / "entities").iterdir() if p.name.startswith("celery-"))
+        good = celery.read_bytes()
+        celery.write_bytes(good.replace(b"Celery", b"Celeri"))   # edited in place, same size
+        memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
+        rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted)
+        assert not digested_all and rendered == ["Celery", "Dana Okafor", "Docker Compose"]
+        assert celery.read_bytes() == good
+    finally:
+        memory.close()
