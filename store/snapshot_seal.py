@@ -56,6 +56,14 @@ def seal_of(snapshot: dict[str, Any], chains: list[str] | None = None) -> dict[s
     }
 
 
+def sealed_chain(seal: dict[str, Any], row: int) -> str | None:
+    """How `seal` gives ledger row `row`'s chain hash (its first hex digits); None if it gives none."""
+    chains = seal.get("ledger")
+    if not isinstance(chains, str) or row < 0 or len(chains) < _SHORT * (row + 1):
+        return None
+    return chains[_SHORT * row:_SHORT * (row + 1)]
+
+
 def check_seal(snapshot: dict[str, Any], where: str) -> dict[str, Any]:
     """Raise SnapshotAltered naming the first part of `snapshot` that differs from its seal (`where`
     names the file); returns what was checked, counted."""

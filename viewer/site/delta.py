@@ -34,6 +34,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from memlens.store.snapshot_seal import sealed_chain
+
 from ..model.snapshot_index import SnapshotIndex
 from .entity_plan import group_key
 
@@ -42,7 +44,6 @@ FOLLOWED = frozenset({"assert", "reassert", "supersede", "restore", "retract", "
                       "entity", "describe"})
 # ... and those that can change what other pages show of an entity they name (its name, its type)
 NAMING = frozenset({"entity"})
-_SHORT_CHAIN = 8   # hex digits of each row's chain in a seal (snapshot_seal._SHORT)
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,8 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
             or not isinstance(rows, int) or not 0 < rows <= len(ledger)
             or not isinstance(previous.hash, str) or not previous.hash.startswith("sha256:")):
         return None
-    chains = seal.get("ledger")
-    head = previous.hash.removeprefix("sha256:")[:_SHORT_CHAIN]
-    if not isinstance(chains, str) or len(head) != _SHORT_CHAIN \
-            or chains[_SHORT_CHAIN * (rows - 1):_SHORT_CHAIN * rows] != head:
+    sealed = sealed_chain(seal, rows - 1)
+    if not sealed or not previous.hash.removeprefix("sha256:").startswith(sealed):
         return None   # not built from an earlier state of this ledger
 
     contradictions = {c["id"]: c for c in snapshot.get("contradictions") or []}
