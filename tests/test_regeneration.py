@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from memlens.viewer import regeneration
 from memlens.viewer.reading import read_digest
@@ -94,3 +97,50 @@ def test_a_regenerated_report_and_site_show_the_changes_since_the_last_snapshot(
     assert "Changes since" in text and "newcomer" in text
     assert json.loads((site / "manifest.json").read_text())["hash"] == json.loads(
         cli("stats", "--db", str(store), "--json").stdout)["hash"]
+
+
+def _regenerate_in_a_fresh_process(store: str, bundle: str, fmt: str) -> int:
+    """In a fresh interpreter (one thread, so it forks): regenerate the bundle; the forks it made."""
+    from memlens.store.memory import Memory
+    from memlens.viewer import regeneration, workers
+
+    forks = []
+    real = workers.os.fork
+    workers.os.fork = lambda: forks.append("fork") or real()
+    with Memory(Path(store)) as memory:
+        assert regeneration.regenerate(memory, regeneration.Bundle(bundle, fmt)).written
+    return len(forks)
+
+
+@pytest.mark.parametrize("fmt", ["html", "site"])
+def test_reading_the_old_bundle_beside_the_snapshot_regenerates_what_reading_it_after_does(cli, tmp_path, fmt):
+    """Where it can fork, a regeneration reads the bundle it replaces in a worker while the store
+    makes its snapshot; the bundle is the one made reading it in turn (as here, where it cannot)."""
+    import multiprocessing
+    import shutil
+    from concurrent.futures import ProcessPoolExecutor
+
+    from memlens.store.memory import Memory
+    from memlens.viewer import regeneration
+
+    store = tmp_path / "demo.sqlite"
+    assert cli("demo", "--db", str(store)).exit_code == 0
+    name = "report.html" if fmt == "html" else "site"
+    assert cli("export", "--db", str(store), "--format", fmt, "-o", str(tmp_path / name)).exit_code == 0
+    assert cli("remember", "--db", str(store), "Dana Okafor --uses--> Docker Compose", "-e", "user said so").exit_code == 0
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (shutil.copytree if fmt == "site" else shutil.copyfile)(tmp_path / name, copy / name)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        forks = pool.submit(_regenerate_in_a_fresh_process, str(store), str(tmp_path / name), fmt).result(timeout=120)
+    assert forks == 1   # the demo is too small for a site to share its pages out
+    with Memory(store) as memory:
+        assert regeneration.regenerate(memory, regeneration.Bundle(str(copy / name), fmt)).written
+
+    def files(root: Path) -> dict[str, bytes]:
+        if root.is_file():
+            return {"": root.read_bytes()}
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    assert files(tmp_path / name) == files(copy / name)
+    assert b"Docker Compose" in b"".join(files(copy / name).values())

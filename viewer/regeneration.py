@@ -23,6 +23,7 @@ from .atomic import atomic_write
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
     from memlens.viewer.model.palette import TypeLook
+    from memlens.viewer.reading import CarriedOver
 
 FORMATS = ("html", "site")
 _HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
@@ -132,17 +133,28 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff
 
-    from .reading import carried_over
-
     load_writer(bundle.format)
-    snapshot = memory.sealed_snapshot()
-    kept = carried_over(path, bundle.format)
+    snapshot, kept = _snapshot_and_previous(memory, path, bundle.format)
     previous = kept.digest
     changes = diff(previous, snapshot, newer_from_the_store=True) \
         if previous and previous.get("hash") != snapshot["hash"] else None
     write_bundle(snapshot, path, bundle.format, changes=changes, previous_layout=kept.layout,
                  previous_looks=kept.looks)
     return Regeneration(bundle, True, snapshot["hash"], kept.notes())
+
+
+def _snapshot_and_previous(memory: "Memory", path: Path, fmt: str) -> tuple[dict[str, Any], "CarriedOver"]:
+    """The store's sealed snapshot, and what the bundle at `path` carries over to the next one, read
+    at the same time: the bundle in a worker forked before the snapshot exists, so that it copies
+    little (at 100,000 entities reading a site's graph page takes 1.2 s, beside the snapshot's 7)."""
+    from .reading import bundle_exists, carried_over
+    from .workers import can_fork, with_workers
+
+    if not (can_fork() and bundle_exists(path, fmt)):
+        return memory.sealed_snapshot(), carried_over(path, fmt)
+    snapshot, [kept] = with_workers(memory.sealed_snapshot,
+                                    [(lambda: carried_over(path, fmt), "reading the bundle it replaces")])
+    return snapshot, kept
 
 
 def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
