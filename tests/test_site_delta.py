@@ -199,19 +199,26 @@ def test_random_writes_regenerate_to_fresh_builds(tmp_path, monkeypatch, small_p
         memory.close()
 
 
-def test_one_new_fact_renders_its_two_ends_and_digests_nothing_else(cli, tmp_path, monkeypatch):
+@pytest.fixture
+def demo_site(cli, tmp_path, monkeypatch):
+    """The demo memory, open, with a site built from it, and what that build rendered and digested."""
     store = tmp_path / "demo.sqlite"
     assert cli("demo", "--db", str(store)).exit_code == 0
     counted = Counted(monkeypatch)
     memory = Memory(store)
     try:
         site = write_site(memory.sealed_snapshot(), tmp_path / "site")
-        rendered, digested_all = counted.take()
-        assert digested_all and len(rendered) == len(memory.snapshot()["entities"])
-        memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
-        assert regenerate(memory, site, tmp_path / "fresh", counted) == (["Dana Okafor", "Docker Compose"], False)
+        yield memory, site, counted
     finally:
         memory.close()
+
+
+def test_one_new_fact_renders_its_two_ends_and_digests_nothing_else(demo_site, tmp_path):
+    memory, site, counted = demo_site
+    rendered, digested_all = counted.take()
+    assert digested_all and len(rendered) == len(memory.snapshot()["entities"])
+    memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
+    assert regenerate(memory, site, tmp_path / "fresh", counted) == (["Dana Okafor", "Docker Compose"], False)
 
 
 def test_a_site_from_another_ledger_is_digested_whole(cli, tmp_path, monkeypatch):
@@ -316,19 +323,12 @@ def test_a_regeneration_shared_among_processes_writes_what_one_process_writes(cl
     assert differing == [] and tree(site) != before
 
 
-def test_a_page_damaged_since_is_written_fresh_though_no_write_reached_it(cli, tmp_path, monkeypatch):
-    store = tmp_path / "demo.sqlite"
-    assert cli("demo", "--db", str(store)).exit_code == 0
-    counted = Counted(monkeypatch)
-    memory = Memory(store)
-    try:
-        site = write_site(memory.sealed_snapshot(), tmp_path / "site")
-        celery = next(p for p in (site / "entities").iterdir() if p.name.startswith("celery-"))
-        good = celery.read_bytes()
-        celery.write_bytes(good.replace(b"Celery", b"Celeri"))   # edited in place, same size
-        memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
-        rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted)
-        assert not digested_all and rendered == ["Celery", "Dana Okafor", "Docker Compose"]
-        assert celery.read_bytes() == good
-    finally:
-        memory.close()
+def test_a_page_damaged_since_is_written_fresh_though_no_write_reached_it(demo_site, tmp_path):
+    memory, site, counted = demo_site
+    celery = next(p for p in (site / "entities").iterdir() if p.name.startswith("celery-"))
+    good = celery.read_bytes()
+    celery.write_bytes(good.replace(b"Celery", b"Celeri"))   # edited in place, same size
+    memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
+    rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted)
+    assert not digested_all and rendered == ["Celery", "Dana Okafor", "Docker Compose"]
+    assert celery.read_bytes() == good
