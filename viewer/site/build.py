@@ -53,7 +53,7 @@ from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
-from .delta import Reach, Writes, reach_of, writes_since
+from .delta import Reach, Writes, reach_of, shown_with, writes_since
 from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
 from .folder import Carry, Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
@@ -359,16 +359,7 @@ class SiteBuild:
         contradiction_facts = {c["id"]: c.get("facts", []) for c in self.snapshot.get("contradictions", [])}
         ledger = self.snapshot.get("ledger", [])
         for index in range(len(ledger) - 1, -1, -1):
-            targets: set[str] = set()
-            for ref in ledger[index].get("refs") or ():
-                if ref in self.pages:
-                    targets.add(ref)
-                    continue
-                for fid in contradiction_facts.get(ref, (ref,)):
-                    fact = facts.get(fid)
-                    if fact is not None:
-                        targets.update(e for e in (fact.get("subject"), fact.get("object")) if e in self.pages)
-            for target in targets:
+            for target in shown_with(ledger[index].get("refs") or (), self.pages, facts, contradiction_facts):
                 named.setdefault(target, []).append(index)
         return named
 

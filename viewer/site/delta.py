@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from collections.abc import Container, Mapping
 from typing import Any, Callable, Iterable
 
 from memlens.store.snapshot_seal import sealed_chain
@@ -124,23 +125,24 @@ def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, led
     ledger = snapshot.get("ledger") or []
     contradictions = {c["id"]: c for c in snapshot.get("contradictions") or []}
     named, changed_facts = set(writes.named), set(writes.changed_facts)
-    links = _Links(snapshot, index, contradictions)
+    links = _Links(index, contradictions)
     touched = set(writes.touched) | links.ends(changed_facts) | links.ends(links.linked(changed_facts))
     near_named: set[str] = set()
     for entity_id in named:
         near_named |= links.around(entity_id)
     touched |= near_named
     moved = _movable_cards(touched, near_named, named, changed_facts, index, spilling)
-    reach = touched | links.ends(moved) | links.ends(links.linked(moved))
+    moved_ends = links.ends(moved)
+    reach = touched | moved_ends | links.ends(links.linked(moved))
     # the previous last page too: it gains a link to a newer one
     rows = writes.first_row
     rows_reached = set(range(rows - 1, len(ledger))) if len(ledger) > rows else set()
     for entity_id in named:
         rows_reached.update(ledger_rows_of.get(entity_id, ()))
-    for entity_id in links.ends(moved):
+    for entity_id in moved_ends:
         rows_reached.update(i for i in ledger_rows_of.get(entity_id, ()) if links.names_any(ledger[i], moved))
     for row_index in rows_reached:   # and every page showing one of those rows
-        reach |= links.named_by(ledger[row_index])
+        reach |= shown_with(ledger[row_index].get("refs") or (), index.entities, index.facts, links.contradiction_facts)
     return Reach(frozenset(reach), frozenset(rows_reached))
 
 
@@ -169,9 +171,10 @@ class _Links:
     """Which entities a fact links to: its ends, and those of the facts it is linked with by a
     supersession (either way) or a contradiction."""
 
-    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, contradictions: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, index: SnapshotIndex, contradictions: dict[str, dict[str, Any]]) -> None:
         self.index = index
         self.contradictions = contradictions
+        self.contradiction_facts = {cid: c.get("facts") or [] for cid, c in contradictions.items()}
         self._superseding: dict[str, list[str]] | None = None
 
     def superseding(self) -> dict[str, list[str]]:
@@ -214,21 +217,26 @@ class _Links:
                 return True
         return False
 
-    def named_by(self, row: dict[str, Any]) -> set[str]:
-        """The entities a ledger row is shown for: those it names, the ends of the facts it names
-        and of the facts of the contradictions it names (as SiteBuild._entity_ledger_rows)."""
-        found, entities = set(), self.index.entities
-        for ref in row.get("refs") or ():
-            if ref in entities:
-                found.add(ref)
-            else:
-                found |= self.ends(self.contradictions[ref].get("facts") or () if ref in self.contradictions else (ref,))
-        return found
-
     def around(self, entity_id: str) -> set[str]:
         """The entity and every entity linked to it."""
         own = [f["id"] for f in self.index.facts_of(entity_id)]
         return {entity_id} | self.ends(own) | self.ends(self.linked(own))
+
+
+def shown_with(refs: Iterable[Any], entities: Container[Any], facts: Mapping[Any, dict[str, Any]],
+               contradiction_facts: Mapping[Any, list[str]]) -> set[str]:
+    """The entities on whose pages a ledger row naming `refs` is shown (its provenance): those it
+    names, the ends of the facts it names and of the facts of the contradictions it names."""
+    found: set[str] = set()
+    for ref in refs:
+        if ref in entities:
+            found.add(ref)
+            continue
+        for fid in contradiction_facts.get(ref, (ref,)):
+            fact = facts.get(fid)
+            if fact is not None:
+                found.update(e for e in (fact.get("subject"), fact.get("object")) if e in entities)
+    return found
 
 
 def _successors(fact: dict[str, Any]) -> set[str]:
