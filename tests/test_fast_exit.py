@@ -25,3 +25,17 @@ def test_left_objects_are_kept_under_the_console_script_and_freed_elsewhere(monk
     fast_exit.leave(kept_one)
     del kept_one
     assert kept() is not None   # the process's exit frees it
+
+
+def test_a_long_lived_command_keeps_nothing(monkeypatch):
+    monkeypatch.setattr(fast_exit, "_left", None)
+    fast_exit.enable()
+    kept_one = Large()
+    kept = weakref.ref(kept_one)
+    fast_exit.leave(kept_one)
+    fast_exit.keep_nothing()   # as `memlens mcp` does before it serves
+    served = Large()
+    freed = weakref.ref(served)
+    fast_exit.leave(served)
+    del kept_one, served
+    assert kept() is None and freed() is None

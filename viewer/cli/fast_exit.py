@@ -16,6 +16,13 @@ def enable() -> None:
     _left = []
 
 
+def keep_nothing() -> None:
+    """For a command that lives long (`memlens mcp`): what it leaves is freed as usual, not kept
+    for an exit that may be hours away. The process still ends by os._exit."""
+    global _left
+    _left = None
+
+
 def leave(*objects: object) -> None:
     if _left is not None:
         _left.extend(objects)

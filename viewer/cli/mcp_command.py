@@ -7,6 +7,8 @@ import click
 
 from memlens.store import datasets
 
+from . import fast_exit
+
 INSTALL_HINT = "memlens mcp needs the MCP SDK, an optional part of memlens: pip install 'memlens[mcp]'"
 
 
@@ -37,6 +39,7 @@ def mcp(db, dataset):
     # SDK's tasks and models): it needs the collector that the console script turns off for
     # one-shot commands (app.run).
     gc.enable()
+    fast_exit.keep_nothing()
     try:
         serve(path)
     except KeyboardInterrupt:  # stopped by hand from a terminal
