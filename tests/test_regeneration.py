@@ -131,6 +131,13 @@ def test_reading_the_old_bundle_beside_the_snapshot_regenerates_what_reading_it_
     copy = tmp_path / "copy"
     copy.mkdir()
     (shutil.copytree if fmt == "site" else shutil.copyfile)(tmp_path / name, copy / name)
+    if fmt == "site":   # a page edited by hand, which no write reaches, and one left alone
+        [edited], [untouched] = ([p for p in (tmp_path / name / "entities").iterdir() if p.name.startswith(stem)]
+                                 for stem in ("celery-", "postgresql-"))
+        good = edited.read_bytes()
+        for root in (tmp_path / name, copy / name):
+            (root / "entities" / edited.name).write_bytes(good.replace(b"Celery", b"Celeri"))
+        untouched_inode = untouched.stat().st_ino
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         forks = pool.submit(_regenerate_in_a_fresh_process, str(store), str(tmp_path / name), fmt).result(timeout=120)
     assert forks == 1   # the demo is too small for a site to share its pages out
@@ -143,4 +150,7 @@ def test_reading_the_old_bundle_beside_the_snapshot_regenerates_what_reading_it_
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
     assert files(tmp_path / name) == files(copy / name)
+    if fmt == "site":   # its files checked beside the snapshot: the edited page written again, the other carried
+        assert edited.read_bytes() == good
+        assert untouched.stat().st_ino == untouched_inode
     assert b"Docker Compose" in b"".join(files(copy / name).values())

@@ -19,6 +19,7 @@ from memlens.viewer.site import build as build_module
 from memlens.viewer.site import entity_plan
 from memlens.viewer.site.build import write_site
 from memlens.viewer.site.page_inputs import PageInputs
+from memlens.viewer.site.previous import CheckedFiles, PreviousSite, checked_files
 
 TYPES = ("Service", "Person", "Library")
 RELATIONS = ("uses", "owns", "calls", "version")   # version: declared functional, so writes supersede
@@ -63,16 +64,18 @@ def small_pages(monkeypatch):
     monkeypatch.setattr(build_module, "LEDGER_PAGE_SIZE", 7)
 
 
-def regenerate(memory: Memory, site: Path, fresh: Path, counted: Counted) -> tuple[list[str], bool]:
+def regenerate(memory: Memory, site: Path, fresh: Path, counted: Counted,
+               checked_ahead: bool = False) -> tuple[list[str], bool]:
     """Regenerate `site` as `memlens maintain` does (a sealed snapshot, the old site's changes,
-    positions and colours) and check it against a fresh build into `fresh`; returns what the
-    regeneration rendered and whether it digested everything."""
+    positions and colours, and with `checked_ahead` its files checked before, as a forked worker
+    does) and check it against a fresh build into `fresh`; returns what the regeneration rendered
+    and whether it digested everything."""
     snapshot = memory.sealed_snapshot()
     kept = carried_over(site, "site")
     arguments = {"changes": diff(kept.digest, snapshot) if kept.digest else None, "previous_layout": kept.layout,
                  "previous_looks": kept.looks}
     counted.take()
-    write_site(snapshot, site, **arguments)
+    write_site(snapshot, site, previous_files=checked_files(site) if checked_ahead else None, **arguments)
     done = counted.take()
     write_site(snapshot, fresh, **arguments)
     counted.take()
@@ -189,7 +192,8 @@ def test_random_writes_regenerate_to_fresh_builds(tmp_path, monkeypatch, small_p
         for step in range(36):
             kind = rng.choice(FOLLOWED) if step % 6 else rng.choice(NOT_FOLLOWED)
             followed = getattr(writer, kind)()
-            rendered, digested_all = regenerate(memory, site, tmp_path / f"fresh-{step}", counted)
+            rendered, digested_all = regenerate(memory, site, tmp_path / f"fresh-{step}", counted,
+                                                checked_ahead=step % 2 == 1)
             assert digested_all == (not followed), (step, kind)
             if followed:
                 followed_steps += 1
@@ -323,12 +327,40 @@ def test_a_regeneration_shared_among_processes_writes_what_one_process_writes(cl
     assert differing == [] and tree(site) != before
 
 
-def test_a_page_damaged_since_is_written_fresh_though_no_write_reached_it(demo_site, tmp_path):
+@pytest.mark.parametrize("checked_ahead", [False, True])
+def test_a_page_damaged_since_is_written_fresh_though_no_write_reached_it(demo_site, tmp_path, checked_ahead):
     memory, site, counted = demo_site
     celery = next(p for p in (site / "entities").iterdir() if p.name.startswith("celery-"))
     good = celery.read_bytes()
     celery.write_bytes(good.replace(b"Celery", b"Celeri"))   # edited in place, same size
     memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", evidence=("user said so",))])
-    rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted)
+    rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted, checked_ahead)
     assert not digested_all and rendered == ["Celery", "Dana Okafor", "Docker Compose"]
     assert celery.read_bytes() == good
+
+
+def test_files_checked_under_another_manifest_are_read_again(demo_site):
+    _, site, _ = demo_site
+    celery, postgres = (f"entities/{p.name}" for stem in ("celery-", "postgresql-")
+                        for p in (site / "entities").iterdir() if p.name.startswith(stem))
+    (site / celery).write_bytes((site / celery).read_bytes() + b" ")
+    checked = checked_files(site)
+    assert checked is not None and checked.damaged == {celery}
+    for previous in (PreviousSite.read(site, checked),   # its own check
+                     PreviousSite.read(site, CheckedFiles("sha256:" + "0" * 64, frozenset())),  # another's: unused
+                     PreviousSite.read(site)):
+        assert previous is not None
+        assert not previous.intact(celery) and previous.intact(postgres)
+
+
+
+def test_a_page_gone_since_its_check_is_written_fresh(demo_site, tmp_path):
+    memory, site, _ = demo_site
+    checked = checked_files(site)
+    [postgres] = [p for p in (site / "entities").iterdir() if p.name.startswith("postgresql-")]
+    good = postgres.read_bytes()
+    postgres.unlink()
+    snapshot = memory.sealed_snapshot()
+    write_site(snapshot, site, previous_files=checked)
+    assert postgres.read_bytes() == good
+    assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))

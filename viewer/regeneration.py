@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from memlens.store.memory import Memory
     from memlens.viewer.model.palette import TypeLook
     from memlens.viewer.reading import CarriedOver
+    from memlens.viewer.site.previous import CheckedFiles
 
 FORMATS = ("html", "site")
 _HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
@@ -139,36 +140,47 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     changes = diff(previous, snapshot, newer_from_the_store=True) \
         if previous and previous.get("hash") != snapshot["hash"] else None
     write_bundle(snapshot, path, bundle.format, changes=changes, previous_layout=kept.layout,
-                 previous_looks=kept.looks)
+                 previous_looks=kept.looks, previous_files=kept.files)
     return Regeneration(bundle, True, snapshot["hash"], kept.notes())
 
 
 def _snapshot_and_previous(memory: "Memory", path: Path, fmt: str) -> tuple[dict[str, Any], "CarriedOver"]:
     """The store's sealed snapshot, and what the bundle at `path` carries over to the next one, read
     at the same time: the bundle in a worker forked before the snapshot exists, so that it copies
-    little (at 100,000 entities reading a site's graph page takes 1.2 s, beside the snapshot's 7)."""
+    little. At 100,000 entities reading a site's graph page takes 1.2 s and checking its files
+    (previous.checked_files) 5 s, beside the snapshot's 7."""
     from .reading import bundle_exists, carried_over
     from .workers import can_fork, with_workers
 
     if not (can_fork() and bundle_exists(path, fmt)):
         return memory.sealed_snapshot(), carried_over(path, fmt)
-    snapshot, [kept] = with_workers(memory.sealed_snapshot,
-                                    [(lambda: carried_over(path, fmt), "reading the bundle it replaces")])
+
+    def read_previous() -> "CarriedOver":
+        kept = carried_over(path, fmt)
+        if fmt == "site":
+            from .site.previous import checked_files
+            kept.files = checked_files(path)
+        return kept
+
+    snapshot, [kept] = with_workers(memory.sealed_snapshot, [(read_previous, "reading the bundle it replaces")])
     return snapshot, kept
 
 
 def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
                  show_superseded: bool = False,
                  previous_layout: dict[str, tuple[float, float]] | None = None,
-                 previous_looks: dict[str, "TypeLook"] | None = None) -> None:
+                 previous_looks: dict[str, "TypeLook"] | None = None,
+                 previous_files: "CheckedFiles | None" = None) -> None:
     """`previous_layout` and `previous_looks` (see `reading.carried_over`) keep those entities where
-    they were and those types' colours and shapes. The bundle carries the snapshot's seal, for
-    `memlens verify` (made here unless the snapshot came sealed)."""
+    they were and those types' colours and shapes; `previous_files`, a site's files as checked
+    before (site/previous.py). The bundle carries the snapshot's seal, for `memlens verify` (made
+    here unless the snapshot came sealed)."""
     snapshot = sealed_once(snapshot)
     if fmt == "site":
         from memlens.viewer.site.build import write_site
 
-        write_site(snapshot, path, changes=changes, previous_layout=previous_layout, previous_looks=previous_looks)
+        write_site(snapshot, path, changes=changes, previous_layout=previous_layout, previous_looks=previous_looks,
+                   previous_files=previous_files)
     else:
         from memlens.viewer.report.write import write_report
 

@@ -58,7 +58,7 @@ from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
 from .folder import Carry, Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
 from .page_inputs import PageInputs, RecordTexts
-from .previous import PreviousSite
+from .previous import CheckedFiles, PreviousSite
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 200          # open contradictions shown with both facts; the rest are counted (and listed
@@ -547,18 +547,20 @@ class SiteBuild:
 def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
                changes: dict[str, Any] | None = None,
                previous_layout: dict[str, tuple[float, float]] | None = None,
-               previous_looks: dict[str, TypeLook] | None = None) -> Path:
+               previous_looks: dict[str, TypeLook] | None = None,
+               previous_files: CheckedFiles | None = None) -> Path:
     """Write `snapshot` as a static site at `directory` (replaced atomically); returns its path.
 
     `changes` (from `memlens.store.snapshot_diff.diff`) adds changes.html and a panel on the graph;
     `previous_layout` (entity id -> position, the old site's layout.json) keeps those entities
-    where they were, and `previous_looks` (type -> look) those types' colours and shapes.
+    where they were, and `previous_looks` (type -> look) those types' colours and shapes;
+    `previous_files`, the old site's files as checked beforehand (previous.checked_files).
     """
     target = Path(directory).resolve()
     check_target(target)
     building = building_folder(target)
     try:
-        folder = SiteFolder(building, PreviousSite.read(target))
+        folder = SiteFolder(building, PreviousSite.read(target, previous_files))
         site = SiteBuild(snapshot, changes, previous_layout, previous_looks)
         site.write(folder.emit, folder)
         manifest = site.manifest(folder.hashes, folder.inputs)

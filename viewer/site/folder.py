@@ -121,13 +121,15 @@ class SiteFolder:
         if previous is None or previous.inputs.get(page) != digest:
             return False
         paths = previous.entity_files(page)
-        found = [(path, previous.data(path)) for path in paths]
-        if any(data is None for _, data in found):
+        if not all(map(previous.intact, paths)):
             return False
-        for path, data in found:
-            assert data is not None
+        for number, path in enumerate(paths):
             self._folder_of(path)
-            previous.link(path, data, self._prefix)
+            if not previous.link(path, self._prefix):   # gone since it was checked: render the page
+                for carried in paths[:number]:
+                    os.unlink(self._prefix + carried)
+                    del self.hashes[carried]
+                return False
             self.hashes[path] = previous.files[path]
         return True
 
@@ -150,8 +152,8 @@ class SiteFolder:
         self._folder_of(path)
         sha = file_sha256(data)
         self.hashes[path] = sha
-        if self.previous is not None and self.previous.holds(path, sha, data):
-            self.previous.link(path, data, self._prefix)
+        if self.previous is not None and self.previous.holds(path, sha, data) \
+                and self.previous.link(path, self._prefix, data):
             return
         # os.open/os.write: three system calls a file, where open() adds an fstat and an isatty
         handle = os.open(self._prefix + path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
