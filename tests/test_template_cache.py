@@ -79,3 +79,12 @@ def test_other_options_use_other_files(cache_home: Path):
     assert escaping is not None and plain is not None
     assert escaping.pattern != plain.pattern
     assert escaping.pattern == template_cache.bytecode_cache({"autoescape": True}).pattern
+
+
+def test_a_relative_cache_home_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative-cache")
+    assert template_cache.cache_directory() == tmp_path / "home" / ".cache" / "memlens" / "templates"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "absolute"))
+    assert template_cache.cache_directory() == tmp_path / "absolute" / "memlens" / "templates"

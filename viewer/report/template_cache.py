@@ -22,8 +22,10 @@ from jinja2.bccache import Bucket
 
 
 def cache_directory() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "memlens" / "templates"
+    given = os.environ.get("XDG_CACHE_HOME", "")
+    # the XDG spec: a relative path there is invalid and ignored (it would follow the working directory)
+    base = Path(given) if os.path.isabs(given) else Path.home() / ".cache"
+    return base / "memlens" / "templates"
 
 
 def bytecode_cache(options: dict[str, Any]) -> jinja2.BytecodeCache | None:
