@@ -1,17 +1,22 @@
 """A site at scale: a full build, then a regeneration after one new fact, through the path
 `memlens maintain` takes for a configured site (regeneration.regenerate).
 
-    python benchmarks/bench_site.py --store STORE --work DIR [--runs 2]
+    python benchmarks/bench_site.py --store STORE --work DIR [--runs 2] [--on-hub]
 
 STORE is copied into DIR (it is written to); the site goes to DIR/site. Each step runs in a
 process of its own, so its peak memory (its own and its forked writer's) is its alone. Prints
 seconds, the site's size on disk and files, and the peak memory, beside the budgets.
+
+The new fact links two entities the store already has, picked from it, so any store will do
+(generate_store.py's, or a shape of bench_shapes.py's); with --on-hub its subject is the entity
+with the most facts, whose cards then move between its pages.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -45,10 +50,25 @@ def run_step(store: Path, site: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def remember_one(store: Path, n: int) -> None:
+def fact_ends(store: Path, run: int, on_hub: bool) -> tuple[str, str]:
+    """Two entities of the store, another pair each run; the subject the busiest one `on_hub`."""
+    conn = sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = [row[0] for row in conn.execute("SELECT name FROM entities WHERE merged_into IS NULL ORDER BY name")]
+        hub = conn.execute("SELECT e.name FROM facts f JOIN entities e ON e.id IN (f.subject_id, f.object_id) "
+                           "GROUP BY e.id ORDER BY count(*) DESC, e.name LIMIT 1").fetchone()[0]
+    finally:
+        conn.close()
+    subject = hub if on_hub else names[(run * 7919 + 11) % len(names)]
+    obj = next(name for name in names[(run * 104729 + 3) % len(names):] + names if name != subject)
+    return subject, obj
+
+
+def remember_one(store: Path, ends: tuple[str, str], run: int) -> None:
     """One new fact between two existing entities, as `memlens remember` writes it."""
-    subprocess.run(["memlens", "remember", "--db", str(store), f"service-{n:06d} --uses--> library-000003",
-                    "-e", "bench"], check=True, capture_output=True)
+    line = json.dumps({"subject": ends[0], "relation": "uses", "object": ends[1], "evidence": [f"bench run {run}"]})
+    subprocess.run(["memlens", "remember", "--db", str(store), "--stdin"], input=line, text=True, check=True,
+                   capture_output=True)
 
 
 def disk(site: Path) -> tuple[float, int]:
@@ -62,6 +82,7 @@ def main() -> None:
     parser.add_argument("--store", type=Path, required=True, help="a store from generate_store.py")
     parser.add_argument("--work", type=Path, required=True, help="a folder for the copy and the site")
     parser.add_argument("--runs", type=int, default=2, help="one-fact regenerations to time")
+    parser.add_argument("--on-hub", action="store_true", help="each new fact's subject: the entity with the most facts")
     args = parser.parse_args()
     compile_memlens()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -74,9 +95,11 @@ def main() -> None:
     print(f"full site      {full['seconds']:7.1f} s  (budget {BUDGETS['full_s']} s)  peak {full['peak_mb']:,.0f} MB")
     print(f"site on disk   {gb:7.2f} GB (budget {BUDGETS['disk_gb']} GB)  {files:,} files")
     for run in range(args.runs):
-        remember_one(store, 11 + run * 10)  # i % 10 == 1: a Service
+        ends = fact_ends(store, run, args.on_hub)
+        remember_one(store, ends, run)
         step = run_step(store, site)
-        print(f"one new fact   {step['seconds']:7.1f} s  (budget {BUDGETS['one_fact_s']} s)  peak {step['peak_mb']:,.0f} MB")
+        print(f"one new fact   {step['seconds']:7.1f} s  (budget {BUDGETS['one_fact_s']} s)  peak {step['peak_mb']:,.0f} MB"
+              f"  ({ends[0]} uses {ends[1]})")
 
 
 if __name__ == "__main__":
