@@ -81,6 +81,7 @@ class PreviousSite:
 
     @classmethod
     def of(cls, root: Path, manifest_bytes: bytes) -> PreviousSite | None:
+        """The site at `root` whose manifest.json holds `manifest_bytes`; None if they are no manifest."""
         try:
             manifest = json.loads(manifest_bytes.decode("utf-8"))
             files, inputs = manifest["files"], manifest.get("inputs") or {}
