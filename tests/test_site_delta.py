@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
+from memlens.store.errors import Conflict, Forgotten
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
 from memlens.store.snapshot_diff import diff
@@ -95,19 +97,31 @@ class Writer:
     def facts(self, *statuses: str) -> list[dict]:
         return [f for f in self.memory.snapshot()["facts"] if f["status"] in statuses]
 
+    @staticmethod
+    def tried(write: Callable[[], None], refused: type[Exception]) -> bool:
+        """`write()` again until the store takes it (each call picks anew)."""
+        for _ in range(100):
+            try:
+                write()
+                return True
+            except refused:
+                continue
+        raise AssertionError("the store refused every write the writer picked")
+
     def new_name(self) -> str:
         self.made += 1
         return f"thing-{self.made}"
 
     def fact(self) -> bool:
         names = self.names()
-        subject = self.rng.choice(names[:4])   # a few hubs
-        new = self.rng.random() < 0.3
-        obj = self.new_name() if new else self.rng.choice(names)
-        self.memory.remember([FactInput(subject, self.rng.choice(RELATIONS), obj,
-                                        object_type=self.rng.choice(TYPES) if new else None,
-                                        evidence=(f"note {self.rng.random():.6f}",))])
-        return True
+
+        def write() -> None:
+            new = self.rng.random() < 0.3
+            self.memory.remember([FactInput(self.rng.choice(names[:4]), self.rng.choice(RELATIONS),   # a few hubs
+                                            self.new_name() if new else self.rng.choice(names),
+                                            object_type=self.rng.choice(TYPES) if new else None,
+                                            evidence=(f"note {self.rng.random():.6f}",))])
+        return self.tried(write, Forgotten)   # that very fact was forgotten: another one
 
     def reassert(self) -> bool:
         names = {e["id"]: e["name"] for e in self.memory.snapshot()["entities"]}
@@ -137,9 +151,10 @@ class Writer:
         return True
 
     def contest(self) -> bool:
-        a, b = self.rng.sample(self.facts("current"), 2)
-        self.memory.contest(a["id"], b["id"], "cannot both hold", 0.7)
-        return True
+        def write() -> None:
+            a, b = self.rng.sample(self.facts("current"), 2)
+            self.memory.contest(a["id"], b["id"], "cannot both hold", 0.7)
+        return self.tried(write, Conflict)   # already contested: another pair
 
     def dismiss(self) -> bool:
         candidates = self.memory.worklist()
@@ -149,9 +164,12 @@ class Writer:
         return True
 
     def merge(self) -> bool:
-        keep, drop = self.rng.sample(self.names()[4:], 2)
-        self.memory.merge(keep, drop)
-        return False
+        names = self.names()
+
+        def write() -> None:
+            drop = self.rng.choice(names[4:])
+            self.memory.merge(self.rng.choice([n for n in names if n != drop]), drop)   # into a hub, at times
+        return self.tried(write, Forgotten)   # it would bring a forgotten fact back: another pair
 
     def forget(self) -> bool:
         self.memory.forget_fact(self.rng.choice(self.facts("current", "superseded", "retracted"))["id"])
@@ -163,8 +181,9 @@ class Writer:
         return False
 
 
-FOLLOWED = ("fact", "fact", "fact", "reassert", "describe", "retract", "restore", "supersede", "contest", "dismiss")
-NOT_FOLLOWED = ("merge", "forget", "new_type")
+FOLLOWED = ("fact", "fact", "fact", "reassert", "describe", "retract", "restore", "supersede", "contest", "dismiss",
+            "merge")
+NOT_FOLLOWED = ("forget", "new_type")
 
 
 def seeded_store(path: Path, rng: random.Random) -> Memory:
@@ -364,3 +383,15 @@ def test_a_page_gone_since_its_check_is_written_fresh(demo_site, tmp_path):
     write_site(snapshot, site, previous_files=checked)
     assert postgres.read_bytes() == good
     assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
+
+
+def test_a_merge_renders_the_pages_its_moved_facts_reach(demo_site, tmp_path):
+    """pytz's facts move to zoneinfo: their other ends' cards now link zoneinfo, pytz's page says
+    where they went; nothing else is digested, and the site is what a fresh build writes."""
+    memory, site, counted = demo_site
+    counted.take()
+    memory.merge("zoneinfo", "pytz")
+    rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted)
+    assert (rendered, digested_all) == (["pytz", "tracking/eta.py", "zoneinfo"], False)
+    [pytz] = [p for p in (site / "entities").iterdir() if p.name.startswith("pytz-")]
+    assert "Merged into" in pytz.read_text(encoding="utf-8")

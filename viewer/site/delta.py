@@ -21,9 +21,14 @@ where "linked" is: at the other end of the fact, or of a fact that supersedes, i
 or contradicts it. A ledger page may change when a row on it is new, or names an entity created
 or a fact whose card can have moved; so may every entity page that shows such a row.
 
-Only writes whose reach this covers are followed; a merge, a forgetting, a new type, a relation
-declared functional, an import, or anything this does not know, means every page is digested as
-before (`writes_since` returns None). So does a different renderer or dataset name, a previous
+A merge is followed as the rows it writes: one `move` per fact of the dropped entity (naming the
+old fact and the new one under the kept entity), the `merge` naming both entities, and the
+supersessions and contradictions it settles. Neither entity's name, page or colour changes on other
+pages, only the facts linking to them, which those rows name.
+
+Only writes whose reach this covers are followed; a forgetting, a new type, a relation declared
+functional, an import, or anything this does not know, means every page is digested as before
+(`writes_since` returns None). So does a different renderer or dataset name, a previous
 site without its ledger head, or a snapshot without a seal. tests/test_site_delta.py holds
 regenerations through this to fresh builds over random sequences of writes.
 """
@@ -42,7 +47,7 @@ from .entity_plan import group_key
 
 # the writes whose reach is followed (store/*.py's tx.log actions)
 FOLLOWED = frozenset({"assert", "reassert", "supersede", "restore", "retract", "contest", "resolve", "dismiss",
-                      "entity", "describe"})
+                      "entity", "describe", "move", "merge"})
 # ... and those that can change what other pages show of an entity they name (its name, its type)
 NAMING = frozenset({"entity"})
 
