@@ -395,3 +395,22 @@ def test_a_merge_renders_the_pages_its_moved_facts_reach(demo_site, tmp_path):
     assert (rendered, digested_all) == (["pytz", "tracking/eta.py", "zoneinfo"], False)
     [pytz] = [p for p in (site / "entities").iterdir() if p.name.startswith("pytz-")]
     assert "Merged into" in pytz.read_text(encoding="utf-8")
+
+
+def test_each_entitys_rows_found_alone_are_those_found_for_all_at_once(tmp_path):
+    """delta.RowsShown (an entity's ledger rows, found when asked) against SiteBuild.ledger_rows_of
+    (every entity's, in one pass), on a store after every kind of write, merges among them."""
+    rng = random.Random(11)
+    memory = seeded_store(tmp_path / "store.sqlite", rng)
+    try:
+        writer = Writer(memory, rng)
+        for kind in FOLLOWED + NOT_FOLLOWED + FOLLOWED:
+            getattr(writer, kind)()
+        snapshot = memory.sealed_snapshot()
+    finally:
+        memory.close()
+    site = build_module.SiteBuild(snapshot, None)
+    shown = build_module.RowsShown(snapshot["ledger"], site.index)
+    everyone = [e["id"] for e in snapshot["entities"]]
+    assert {e: shown.get(e, []) for e in everyone} == {e: site.ledger_rows_of.get(e, []) for e in everyone}
+    assert sum(1 for e in everyone if shown.get(e)) == len(everyone)   # every entity has rows: none compared empty

@@ -53,7 +53,7 @@ from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
-from .delta import Reach, Writes, reach_of, shown_with, writes_since
+from .delta import Reach, RowsShown, Writes, reach_of, shown_with, writes_since
 from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
 from .folder import Carry, Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
@@ -138,6 +138,9 @@ class SiteBuild:
         self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
         self.plans = SitePlans(self.pages, self.index.facts_of, self.index.facts, self.fact_order,
                                card_size(self.index.name))
+        # each entity's ledger rows, found as the writes since are followed (see `reach`); else
+        # `ledger_rows_of` finds every entity's at once
+        self.shown: RowsShown | None = None
         fact_pages = self.plans   # fact id -> the page its links lead to (see SitePlans.get)
         self.top = SiteLinks(self.pages, fact_pages, root="")
         self.nested = self.top.relative_to("../")
@@ -262,7 +265,8 @@ class SiteBuild:
                       if previous.has_files_starting("entities/" + group_pages_prefix(page, group.key))}
             return now | before
 
-        return reach_of(writes, self.snapshot, self.index, self.ledger_rows_of, spilling)
+        self.shown = RowsShown(self.snapshot.get("ledger", []), self.index)   # before the pages' work is shared out
+        return reach_of(writes, self.snapshot, self.index, self.shown, spilling)
 
     def write_other_pages(self, emit: Emit, reuse: Reuse | None = None, carry: Carry | None = None,
                           reach: Reach | None = None) -> None:
@@ -369,7 +373,7 @@ class SiteBuild:
         an entity whose pages `reuse` carried over from the previous site is not rendered, and one
         the writes since did not `reach` is carried by `carry` without even digesting its inputs."""
         ledger = self.snapshot.get("ledger", [])
-        named = self.ledger_rows_of
+        named = self.shown if self.shown is not None else self.ledger_rows_of
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]

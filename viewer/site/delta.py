@@ -123,7 +123,7 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
     return Writes(rows, frozenset(touched), frozenset(named), frozenset(changed_facts))
 
 
-def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, ledger_rows_of: dict[str, list[int]],
+def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, rows_shown: RowsShown,
              spilling: Callable[[str], set[str]]) -> Reach:
     """The pages `writes` can have changed. `spilling(entity)`: the keys (entity_plan.FactGroup.key)
     of its groups of cards that have pages of their own, now or in the previous site."""
@@ -143,9 +143,9 @@ def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, led
     rows = writes.first_row
     rows_reached = set(range(rows - 1, len(ledger))) if len(ledger) > rows else set()
     for entity_id in named:
-        rows_reached.update(ledger_rows_of.get(entity_id, ()))
+        rows_reached.update(rows_shown.get(entity_id, ()))
     for entity_id in moved_ends:
-        rows_reached.update(i for i in ledger_rows_of.get(entity_id, ()) if links.names_any(ledger[i], moved))
+        rows_reached.update(i for i in rows_shown.get(entity_id, ()) if links.names_any(ledger[i], moved))
     for row_index in rows_reached:   # and every page showing one of those rows
         reach |= shown_with(ledger[row_index].get("refs") or (), index.entities, index.facts, links.contradiction_facts)
     return Reach(frozenset(reach), frozenset(rows_reached))
@@ -242,6 +242,32 @@ def shown_with(refs: Iterable[Any], entities: Container[Any], facts: Mapping[Any
             if fact is not None:
                 found.update(e for e in (fact.get("subject"), fact.get("object")) if e in entities)
     return found
+
+
+class RowsShown:
+    """Entity id -> the indexes of the ledger rows its page shows (`shown_with`'s rule, inverted),
+    newest first, found for an entity when first asked. A regeneration after a few writes asks
+    for a few entities: indexing the rows by the ids they name costs 0.7 s at 100,000 entities,
+    where finding every entity's rows up front (SiteBuild.ledger_rows_of) costs 1.7."""
+
+    def __init__(self, ledger: list[dict[str, Any]], index: SnapshotIndex) -> None:
+        self.index = index
+        self._by_ref: dict[Any, list[int]] = {}
+        for number, row in enumerate(ledger):
+            for ref in row.get("refs") or ():
+                self._by_ref.setdefault(ref, []).append(number)
+        self._found: dict[str, list[int]] = {}
+
+    def get(self, entity_id: str, default: Any = ()) -> Any:
+        found = self._found.get(entity_id)
+        if found is None:
+            by_ref, rows = self._by_ref, set(self._by_ref.get(entity_id, ()))
+            for fact in self.index.facts_of(entity_id):
+                rows.update(by_ref.get(fact["id"], ()))
+                for contradiction in self.index.contradictions_of.get(fact["id"], ()):
+                    rows.update(by_ref.get(contradiction["id"], ()))
+            found = self._found[entity_id] = sorted(rows, reverse=True)
+        return found or default
 
 
 def _successors(fact: dict[str, Any]) -> set[str]:
