@@ -99,6 +99,17 @@ def test_a_regenerated_report_and_site_show_the_changes_since_the_last_snapshot(
         cli("stats", "--db", str(store), "--json").stdout)["hash"]
 
 
+def test_a_sites_hash_is_read_from_its_graph_page_and_agrees_with_its_manifest(cli, tmp_path):
+    store, site = tmp_path / "m.sqlite", tmp_path / "site"
+    cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
+    assert regeneration.bundle_hash(site, "site") is None   # nothing written yet
+    assert cli("export", "--db", str(store), "--format", "site", "-o", str(site)).exit_code == 0
+    stored = json.loads(cli("stats", "--db", str(store), "--json").stdout)["hash"]
+    assert regeneration.bundle_hash(site, "site") == stored == json.loads((site / "manifest.json").read_text())["hash"]
+    (site / "index.html").unlink()
+    assert regeneration.bundle_hash(site, "site") is None   # so it is written again
+
+
 def _regenerate_in_a_fresh_process(store: str, bundle: str, fmt: str) -> int:
     """In a fresh interpreter (one thread, so it forks): regenerate the bundle; the forks it made."""
     from memlens.store.memory import Memory

@@ -105,14 +105,14 @@ def remove(store: Path, path: Path) -> Bundle:
 
 
 def bundle_hash(path: Path, fmt: str) -> str | None:
-    """The snapshot hash the bundle at `path` was built from; None if there is none (yet)."""
+    """The snapshot hash the bundle at `path` was built from; None if there is none (yet). Read from
+    the head of its page (a site's graph page): a site's manifest says it too, but parsing the
+    whole manifest took 0.16 s at 100,000 entities, half a no-op `view --if-changed`'s budget."""
     try:
-        if fmt == "site":
-            return json.loads((path / "manifest.json").read_text(encoding="utf-8")).get("hash")
-        with path.open("rb") as page:
+        with (path / "index.html" if fmt == "site" else path).open("rb") as page:
             match = _HASH_META.search(page.read(16_384))
         return match.group(1).decode() if match else None
-    except (OSError, ValueError):
+    except OSError:
         return None
 
 
