@@ -178,12 +178,12 @@ class Writer:
     def new_type(self) -> bool:
         self.memory.add_type(f"Kind{self.made}")
         self.made += 1
-        return False
+        return True
 
 
 FOLLOWED = ("fact", "fact", "fact", "reassert", "describe", "retract", "restore", "supersede", "contest", "dismiss",
-            "merge")
-NOT_FOLLOWED = ("forget", "new_type")
+            "merge", "new_type")
+NOT_FOLLOWED = ("forget",)
 
 
 def seeded_store(path: Path, rng: random.Random) -> Memory:

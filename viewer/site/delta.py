@@ -26,9 +26,12 @@ old fact and the new one under the kept entity), the `merge` naming both entitie
 supersessions and contradictions it settles. Neither entity's name, page or colour changes on other
 pages, only the facts linking to them, which those rows name.
 
-Only writes whose reach this covers are followed; a forgetting, a new type, a relation declared
-functional, an import, or anything this does not know, means every page is digested as before
-(`writes_since` returns None). So does a different renderer or dataset name, a previous
+A new type names nothing: no entity has it yet, and the pages that list every type (the graph
+page, the entity lists, the types' colours) are written on every regeneration.
+
+Only writes whose reach this covers are followed; a forgetting, a relation declared functional, an
+import, or anything this does not know, means every page is digested as before (`writes_since`
+returns None). So does a different renderer or dataset name, a previous
 site without its ledger head, or a snapshot without a seal. tests/test_site_delta.py holds
 regenerations through this to fresh builds over random sequences of writes.
 """
@@ -47,7 +50,7 @@ from .entity_plan import group_key
 
 # the writes whose reach is followed (store/*.py's tx.log actions)
 FOLLOWED = frozenset({"assert", "reassert", "supersede", "restore", "retract", "contest", "resolve", "dismiss",
-                      "entity", "describe", "move", "merge"})
+                      "entity", "describe", "move", "merge", "add_type"})
 # ... and those that can change what other pages show of an entity they name (its name, its type)
 NAMING = frozenset({"entity"})
 
