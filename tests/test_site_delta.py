@@ -175,6 +175,10 @@ class Writer:
         self.memory.forget_fact(self.rng.choice(self.facts("current", "superseded", "retracted"))["id"])
         return False
 
+    def functional(self) -> bool:
+        self.memory.declare_functional(self.rng.choice(RELATIONS))   # settles its keys' values
+        return True
+
     def new_type(self) -> bool:
         self.memory.add_type(f"Kind{self.made}")
         self.made += 1
@@ -182,7 +186,7 @@ class Writer:
 
 
 FOLLOWED = ("fact", "fact", "fact", "reassert", "describe", "retract", "restore", "supersede", "contest", "dismiss",
-            "merge", "new_type")
+            "merge", "new_type", "functional")
 NOT_FOLLOWED = ("forget",)
 
 

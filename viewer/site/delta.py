@@ -27,11 +27,12 @@ supersessions and contradictions it settles. Neither entity's name, page or colo
 pages, only the facts linking to them, which those rows name.
 
 A new type names nothing: no entity has it yet, and the pages that list every type (the graph
-page, the entity lists, the types' colours) are written on every regeneration.
+page, the entity lists, the types' colours) are written on every regeneration. A relation declared
+functional names no record either, but changes every card of the relation: its facts count as
+named (the supersessions that settle its keys are rows of their own).
 
-Only writes whose reach this covers are followed; a forgetting, a relation declared functional, an
-import, or anything this does not know, means every page is digested as before (`writes_since`
-returns None). So does a different renderer or dataset name, a previous
+Only writes whose reach this covers are followed; a forgetting, an import, or anything this does
+not know, means every page is digested as before (`writes_since` returns None). So does a different renderer or dataset name, a previous
 site without its ledger head, or a snapshot without a seal. tests/test_site_delta.py holds
 regenerations through this to fresh builds over random sequences of writes.
 """
@@ -50,7 +51,7 @@ from .entity_plan import group_key
 
 # the writes whose reach is followed (store/*.py's tx.log actions)
 FOLLOWED = frozenset({"assert", "reassert", "supersede", "restore", "retract", "contest", "resolve", "dismiss",
-                      "entity", "describe", "move", "merge", "add_type"})
+                      "entity", "describe", "move", "merge", "add_type", "declare_functional"})
 # ... and those that can change what other pages show of an entity they name (its name, its type)
 NAMING = frozenset({"entity"})
 
@@ -107,6 +108,10 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
         action = row.get("action")
         if action not in FOLLOWED:
             return None
+        if action == "declare_functional":   # every card of the relation now says "functional"
+            payload = row.get("payload") if isinstance(row.get("payload"), dict) else {}
+            relation = payload.get("relation")
+            changed_facts.update(fid for fid, fact in facts.items() if fact.get("relation") == relation)
         for ref in row.get("refs") or ():
             if ref in entities:
                 touched.add(ref)
