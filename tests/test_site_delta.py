@@ -81,7 +81,8 @@ def regenerate(memory: Memory, site: Path, fresh: Path, counted: Counted,
     done = counted.take()
     write_site(snapshot, fresh, **arguments)
     counted.take()
-    assert tree(site) == tree(fresh)
+    regenerated, built = tree(site), tree(fresh)
+    assert sorted(p for p in regenerated.keys() | built.keys() if regenerated.get(p) != built.get(p)) == []
     return done
 
 
@@ -172,7 +173,21 @@ class Writer:
         return self.tried(write, Forgotten)   # it would bring a forgotten fact back: another pair
 
     def forget(self) -> bool:
-        self.memory.forget_fact(self.rng.choice(self.facts("current", "superseded", "retracted"))["id"])
+        asserted = {row["refs"][0] for row in self.memory.ledger() if row["action"] == "assert"}
+        self.memory.forget_fact(self.rng.choice([f for f in self.facts("current", "superseded", "retracted")
+                                                 if f["id"] in asserted])["id"])
+        return True
+
+    def forget_unasserted(self) -> bool:
+        """A fact a merge made (no row names its object) or, without one, an entity: not followed."""
+        rows = self.memory.ledger()
+        moved = {row["refs"][1] for row in rows if row["action"] == "move"} - {
+            row["refs"][0] for row in rows if row["action"] == "assert"}   # a merge can land on an asserted twin
+        made_by_merges = [f for f in self.facts("current", "superseded", "retracted") if f["id"] in moved]
+        if made_by_merges:
+            self.memory.forget_fact(self.rng.choice(made_by_merges)["id"])
+        else:
+            self.memory.forget_entity(self.rng.choice(self.names()[4:]))
         return False
 
     def functional(self) -> bool:
@@ -186,8 +201,8 @@ class Writer:
 
 
 FOLLOWED = ("fact", "fact", "fact", "reassert", "describe", "retract", "restore", "supersede", "contest", "dismiss",
-            "merge", "new_type", "functional")
-NOT_FOLLOWED = ("forget",)
+            "merge", "new_type", "functional", "forget")
+NOT_FOLLOWED = ("forget_unasserted",)
 
 
 def seeded_store(path: Path, rng: random.Random) -> Memory:
@@ -418,3 +433,18 @@ def test_each_entitys_rows_found_alone_are_those_found_for_all_at_once(tmp_path)
     everyone = [e["id"] for e in snapshot["entities"]]
     assert {e: shown.get(e, []) for e in everyone} == {e: site.ledger_rows_of.get(e, []) for e in everyone}
     assert sum(1 for e in everyone if shown.get(e)) == len(everyone)   # every entity has rows: none compared empty
+
+
+def test_a_forgotten_facts_text_leaves_every_page_of_a_followed_regeneration(demo_site, tmp_path):
+    memory, site, counted = demo_site
+    secret = "the staging password is hunter2"
+    [outcome] = memory.remember([FactInput("Dana Okafor", "uses", "Docker Compose", description=secret,
+                                           evidence=("said in a chat: " + secret,))])
+    regenerate(memory, site, tmp_path / "fresh-1", counted)
+    holding = [path for path, data in tree(site).items() if secret.encode() in data]
+    assert "snapshot.json" in holding and any(p.startswith("entities/") for p in holding)
+
+    memory.forget_fact(outcome.fact_id)
+    rendered, digested_all = regenerate(memory, site, tmp_path / "fresh-2", counted)
+    assert not digested_all and "Dana Okafor" in rendered and "Docker Compose" in rendered
+    assert [path for path, data in tree(site).items() if secret.encode() in data] == []

@@ -31,8 +31,15 @@ page, the entity lists, the types' colours) are written on every regeneration. A
 functional names no record either, but changes every card of the relation: its facts count as
 named (the supersessions that settle its keys are rows of their own).
 
-Only writes whose reach this covers are followed; a forgetting, an import, or anything this does
-not know, means every page is digested as before (`writes_since` returns None). So does a different renderer or dataset name, a previous
+A forgotten fact keeps its id and subject but loses its relation and object with its text. Its
+ends are those the row that asserted it names; every row naming it, or a contradiction of it,
+reads otherwise now; and each group of its ends' cards counts as one it left (the snapshot no
+longer says which). A fact with no such row (moved by a merge, brought by an import) is not
+followed: nothing would say which page still shows its text. Neither is a forgotten entity, which
+is no longer in the snapshot at all.
+
+Only writes whose reach this covers are followed; anything else (an import, an action this does
+not know) means every page is digested as before (`writes_since` returns None). So does a different renderer or dataset name, a previous
 site without its ledger head, or a snapshot without a seal. tests/test_site_delta.py holds
 regenerations through this to fresh builds over random sequences of writes.
 """
@@ -51,7 +58,7 @@ from .entity_plan import group_key
 
 # the writes whose reach is followed (store/*.py's tx.log actions)
 FOLLOWED = frozenset({"assert", "reassert", "supersede", "restore", "retract", "contest", "resolve", "dismiss",
-                      "entity", "describe", "move", "merge", "add_type", "declare_functional"})
+                      "entity", "describe", "move", "merge", "add_type", "declare_functional", "forget"})
 # ... and those that can change what other pages show of an entity they name (its name, its type)
 NAMING = frozenset({"entity"})
 
@@ -81,6 +88,8 @@ class Writes:
     touched: frozenset[str]         # entities they name
     named: frozenset[str]           # ... of which those they made (a name or type new to other pages)
     changed_facts: frozenset[str]   # facts they name, and the facts of contradictions they name
+    forgotten: frozenset[str] = frozenset()   # facts they forgot: every row naming one reads otherwise
+    forgotten_ends: frozenset[str] = frozenset()   # ... and their ends, whose groups of cards lost one
 
 
 def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previous, inputs_base: str,
@@ -104,10 +113,16 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
     touched: set[str] = set()
     named: set[str] = set()
     changed_facts: set[str] = set()
+    forgotten: set[str] = set()
     for row in ledger[rows:]:
         action = row.get("action")
         if action not in FOLLOWED:
             return None
+        if action == "forget":   # of a fact: an entity forgotten is no longer in the snapshot (see below)
+            refs = row.get("refs") or ()
+            if row.get("kind") != "fact" or not all((facts.get(ref) or {}).get("status") == "forgotten" for ref in refs):
+                return None
+            forgotten.update(refs)
         if action == "declare_functional":   # every card of the relation now says "functional"
             payload = row.get("payload") if isinstance(row.get("payload"), dict) else {}
             relation = payload.get("relation")
@@ -123,12 +138,33 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
                 changed_facts.update(f for f in contradictions[ref].get("facts") or () if f in facts)
             else:
                 return None   # a reference this cannot follow
+    if forgotten:
+        ends = _asserted_ends(ledger, forgotten)
+        if ends is None:
+            return None
+        ends = {e for e in ends if e in entities}
+        touched.update(ends)
     # an entity's colour is its type's, which the previous site's looks keep; only an entity made
     # since (and so named) can have a type they do not give
     kept = set(kept_looks)
     if any(e.get("type") not in kept for entity_id, e in entities.items() if entity_id not in named):
         return None
-    return Writes(rows, frozenset(touched), frozenset(named), frozenset(changed_facts))
+    return Writes(rows, frozenset(touched), frozenset(named), frozenset(changed_facts), frozenset(forgotten),
+                  frozenset(ends) if forgotten else frozenset())
+
+
+def _asserted_ends(ledger: list[dict[str, Any]], forgotten: set[str]) -> set[str] | None:
+    """The subjects and objects of the forgotten facts, as the rows that asserted them name them; None
+    if one has no such row (a fact a merge moved or an import brought names no object anywhere, and
+    a page still showing it would still show its text)."""
+    ends: set[str] = set()
+    found: set[str] = set()
+    for row in ledger:
+        refs = row.get("refs") or ()
+        if row.get("action") == "assert" and len(refs) == 3 and refs[0] in forgotten:
+            found.add(refs[0])
+            ends.update(refs[1:])
+    return ends if found == forgotten else None
 
 
 def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, rows_shown: RowsShown,
@@ -144,12 +180,16 @@ def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, row
     for entity_id in named:
         near_named |= links.around(entity_id)
     touched |= near_named
-    moved = _movable_cards(touched, near_named, named, changed_facts, index, spilling)
+    moved = _movable_cards(touched, near_named, named, changed_facts, writes.forgotten_ends, index, spilling)
     moved_ends = links.ends(moved)
     reach = touched | moved_ends | links.ends(links.linked(moved))
     # the previous last page too: it gains a link to a newer one
     rows = writes.first_row
     rows_reached = set(range(rows - 1, len(ledger))) if len(ledger) > rows else set()
+    for fact_id in writes.forgotten:   # each row naming a forgotten fact, or a contradiction of one, reads otherwise now
+        rows_reached.update(rows_shown.naming(fact_id))
+        for contradiction in index.contradictions_of.get(fact_id, ()):
+            rows_reached.update(rows_shown.naming(contradiction["id"]))
     for entity_id in named:
         rows_reached.update(rows_shown.get(entity_id, ()))
     for entity_id in moved_ends:
@@ -160,16 +200,21 @@ def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, row
 
 
 def _movable_cards(touched: set[str], near_named: set[str], named: set[str], changed_facts: set[str],
-                   index: SnapshotIndex, spilling: Callable[[str], set[str]]) -> set[str]:
+                   forgotten_ends: frozenset[str], index: SnapshotIndex,
+                   spilling: Callable[[str], set[str]]) -> set[str]:
     """The facts whose cards can have moved between an entity's pages: those of each group with
-    pages of its own that a changed fact is in, or whose cards name an entity created."""
+    pages of its own that a changed fact is in, or whose cards name an entity created. A forgotten
+    fact's card left a group the snapshot no longer names (its relation went with its text): every
+    such group of its ends counts."""
     moved: set[str] = set()
     for entity_id in touched:
         spilled = spilling(entity_id)
         if not spilled:
             continue
         facts = index.facts_of(entity_id)
-        if entity_id in near_named:
+        if entity_id in forgotten_ends:
+            keys = set(spilled)
+        elif entity_id in near_named:
             keys = {group_key(entity_id, f) for f in facts
                     if f["id"] in changed_facts or f.get("subject") in named or f.get("object") in named}
         else:
@@ -265,6 +310,10 @@ class RowsShown:
             for ref in row.get("refs") or ():
                 self._by_ref.setdefault(ref, []).append(number)
         self._found: dict[str, list[int]] = {}
+
+    def naming(self, ref: Any) -> list[int]:
+        """The rows that name `ref` (an entity, a fact or a contradiction) among their refs."""
+        return self._by_ref.get(ref, [])
 
     def get(self, entity_id: str, default: Any = ()) -> Any:
         found = self._found.get(entity_id)
