@@ -241,6 +241,26 @@ def test_random_writes_regenerate_to_fresh_builds(tmp_path, monkeypatch, small_p
         memory.close()
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_several_writes_between_regenerations_regenerate_to_fresh_builds(tmp_path, monkeypatch, small_pages, seed):
+    """As a session's end regenerates after all of its writes: one to five of any kind followed
+    between regenerations, their reaches taken together."""
+    rng = random.Random(seed)
+    counted = Counted(monkeypatch)
+    memory = seeded_store(tmp_path / "store.sqlite", rng)
+    try:
+        site = write_site(memory.sealed_snapshot(), tmp_path / "site")
+        writer = Writer(memory, rng)
+        for step in range(12):
+            kinds = [rng.choice(FOLLOWED) for _ in range(rng.randint(1, 5))]
+            followed = all([getattr(writer, kind)() for kind in kinds])
+            rendered, digested_all = regenerate(memory, site, tmp_path / f"fresh-{step}", counted,
+                                                checked_ahead=step % 2 == 1)
+            assert digested_all == (not followed), (step, kinds)
+    finally:
+        memory.close()
+
+
 @pytest.fixture
 def demo_site(cli, tmp_path, monkeypatch):
     """The demo memory, open, with a site built from it, and what that build rendered and digested."""
