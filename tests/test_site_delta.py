@@ -126,10 +126,12 @@ class Writer:
 
     def reassert(self) -> bool:
         names = {e["id"]: e["name"] for e in self.memory.snapshot()["entities"]}
-        fact = self.rng.choice(self.facts("current"))
-        self.memory.remember([FactInput(names[fact["subject"]], fact["relation"], names[fact["object"]],
-                                        evidence=("said again",))])
-        return True
+
+        def write() -> None:
+            fact = self.rng.choice(self.facts("current"))
+            self.memory.remember([FactInput(names[fact["subject"]], fact["relation"], names[fact["object"]],
+                                            evidence=("said again",))])
+        return self.tried(write, Forgotten)   # its names now name a re-made entity, whose triple was forgotten
 
     def describe(self) -> bool:
         self.memory.describe(self.rng.choice(self.names()), f"described {self.rng.random():.6f}")
@@ -178,17 +180,38 @@ class Writer:
                                                  if f["id"] in asserted])["id"])
         return True
 
+    def forget_entity(self) -> bool:
+        """An entity (and whatever was merged into it) all of whose facts were asserted: followed."""
+        snapshot = self.memory.snapshot()
+        asserted = {row["refs"][0] for row in snapshot["ledger"] if row["action"] == "assert"}
+        by_name = {e["name"]: e["id"] for e in snapshot["entities"]}
+        merged_into = {e["id"]: e["merged_into"] for e in snapshot["entities"] if e.get("merged_into")}
+
+        def owner(entity_id: str) -> str:
+            while entity_id in merged_into:
+                entity_id = merged_into[entity_id]
+            return entity_id
+
+        unasserted = {owner(end) for f in snapshot["facts"] if f["status"] != "forgotten" and f["id"] not in asserted
+                      for end in (f["subject"], f["object"]) if end}
+        choices = [name for name in self.names()[4:] if by_name[name] not in unasserted]
+        if not choices:
+            return self.forget()
+        self.memory.forget_entity(self.rng.choice(choices))
+        return True
+
     def forget_unasserted(self) -> bool:
-        """A fact a merge made (no row names its object) or, without one, an entity: not followed."""
-        rows = self.memory.ledger()
-        moved = {row["refs"][1] for row in rows if row["action"] == "move"} - {
-            row["refs"][0] for row in rows if row["action"] == "assert"}   # a merge can land on an asserted twin
-        made_by_merges = [f for f in self.facts("current", "superseded", "retracted") if f["id"] in moved]
-        if made_by_merges:
-            self.memory.forget_fact(self.rng.choice(made_by_merges)["id"])
-        else:
-            self.memory.forget_entity(self.rng.choice(self.names()[4:]))
-        return False
+        """A fact a merge made: no row names its object, so it is not followed."""
+        for _ in range(5):
+            rows = self.memory.ledger()
+            moved = {row["refs"][1] for row in rows if row["action"] == "move"} - {
+                row["refs"][0] for row in rows if row["action"] == "assert"}   # a merge can land on an asserted twin
+            made_by_merges = [f for f in self.facts("current", "superseded", "retracted") if f["id"] in moved]
+            if made_by_merges:
+                self.memory.forget_fact(self.rng.choice(made_by_merges)["id"])
+                return False
+            self.merge()
+        raise AssertionError("five merges made no fact to forget")
 
     def functional(self) -> bool:
         self.memory.declare_functional(self.rng.choice(RELATIONS))   # settles its keys' values
@@ -201,7 +224,7 @@ class Writer:
 
 
 FOLLOWED = ("fact", "fact", "fact", "reassert", "describe", "retract", "restore", "supersede", "contest", "dismiss",
-            "merge", "new_type", "functional", "forget")
+            "merge", "new_type", "functional", "forget", "forget_entity")
 NOT_FOLLOWED = ("forget_unasserted",)
 
 
@@ -467,4 +490,19 @@ def test_a_forgotten_facts_text_leaves_every_page_of_a_followed_regeneration(dem
     memory.forget_fact(outcome.fact_id)
     rendered, digested_all = regenerate(memory, site, tmp_path / "fresh-2", counted)
     assert not digested_all and "Dana Okafor" in rendered and "Docker Compose" in rendered
+    assert [path for path, data in tree(site).items() if secret.encode() in data] == []
+
+
+def test_a_forgotten_entitys_name_leaves_every_page_of_a_followed_regeneration(demo_site, tmp_path):
+    memory, site, counted = demo_site
+    secret = "Project Nightingale"
+    memory.remember([FactInput("Dana Okafor", "works_on", secret, object_type="Project", evidence=("standup",)),
+                     FactInput(secret, "uses", "PostgreSQL", evidence=("design doc",))])
+    regenerate(memory, site, tmp_path / "fresh-1", counted)
+    holding = [path for path, data in tree(site).items() if secret.encode() in data]
+    assert "snapshot.json" in holding and sum(p.startswith("entities/") for p in holding) >= 3
+
+    memory.forget_entity(secret)
+    rendered, digested_all = regenerate(memory, site, tmp_path / "fresh-2", counted)
+    assert not digested_all and {"Dana Okafor", "PostgreSQL"} <= set(rendered)
     assert [path for path, data in tree(site).items() if secret.encode() in data] == []

@@ -35,8 +35,9 @@ A forgotten fact keeps its id and subject but loses its relation and object with
 ends are those the row that asserted it names; every row naming it, or a contradiction of it,
 reads otherwise now; and each group of its ends' cards counts as one it left (the snapshot no
 longer says which). A fact with no such row (moved by a merge, brought by an import) is not
-followed: nothing would say which page still shows its text. Neither is a forgotten entity, which
-is no longer in the snapshot at all.
+followed: nothing would say which page still shows its text. A forgotten entity is no longer in
+the snapshot at all: its facts are forgotten in rows of their own before it, and every row naming
+it reads otherwise now; its own pages are simply not written again.
 
 Only writes whose reach this covers are followed; anything else (an import, an action this does
 not know) means every page is digested as before (`writes_since` returns None). So does a different renderer or dataset name, a previous
@@ -90,6 +91,8 @@ class Writes:
     changed_facts: frozenset[str]   # facts they name, and the facts of contradictions they name
     forgotten: frozenset[str] = frozenset()   # facts they forgot: every row naming one reads otherwise
     forgotten_ends: frozenset[str] = frozenset()   # ... and their ends, whose groups of cards lost one
+    erased: frozenset[str] = frozenset()   # entities they forgot: every row naming one names it no more
+    unowned: frozenset[str] = frozenset()   # facts forgotten before, whose subject went with an erased entity
 
 
 def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previous, inputs_base: str,
@@ -114,12 +117,19 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
     named: set[str] = set()
     changed_facts: set[str] = set()
     forgotten: set[str] = set()
+    # entities forgotten since, no longer in the snapshot: rows since may name them before they went
+    erased = {ref for row in ledger[rows:] if row.get("action") == "forget" and row.get("kind") == "entity"
+              for ref in row.get("refs") or ()}
+    if any(ref in entities for ref in erased):
+        return None
     for row in ledger[rows:]:
         action = row.get("action")
         if action not in FOLLOWED:
             return None
-        if action == "forget":   # of a fact: an entity forgotten is no longer in the snapshot (see below)
+        if action == "forget":
             refs = row.get("refs") or ()
+            if row.get("kind") == "entity":
+                continue   # its facts are forgotten in rows of their own, before this one
             if row.get("kind") != "fact" or not all((facts.get(ref) or {}).get("status") == "forgotten" for ref in refs):
                 return None
             forgotten.update(refs)
@@ -136,7 +146,7 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
                 changed_facts.add(ref)
             elif ref in contradictions:
                 changed_facts.update(f for f in contradictions[ref].get("facts") or () if f in facts)
-            else:
+            elif ref not in erased:
                 return None   # a reference this cannot follow
     if forgotten:
         ends = _asserted_ends(ledger, forgotten)
@@ -149,8 +159,11 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
     kept = set(kept_looks)
     if any(e.get("type") not in kept for entity_id, e in entities.items() if entity_id not in named):
         return None
+    # a forgotten entity takes the subject of the facts forgotten before it: rows naming them read otherwise
+    unowned = {fid for fid, fact in facts.items() if fact.get("status") == "forgotten" and not fact.get("subject")} \
+        if erased else set()
     return Writes(rows, frozenset(touched), frozenset(named), frozenset(changed_facts), frozenset(forgotten),
-                  frozenset(ends) if forgotten else frozenset())
+                  frozenset(ends) if forgotten else frozenset(), frozenset(erased), frozenset(unowned - forgotten))
 
 
 def _asserted_ends(ledger: list[dict[str, Any]], forgotten: set[str]) -> set[str] | None:
@@ -186,7 +199,9 @@ def reach_of(writes: Writes, snapshot: dict[str, Any], index: SnapshotIndex, row
     # the previous last page too: it gains a link to a newer one
     rows = writes.first_row
     rows_reached = set(range(rows - 1, len(ledger))) if len(ledger) > rows else set()
-    for fact_id in writes.forgotten:   # each row naming a forgotten fact, or a contradiction of one, reads otherwise now
+    for entity_id in writes.erased:
+        rows_reached.update(rows_shown.naming(entity_id))
+    for fact_id in writes.forgotten | writes.unowned:   # each row naming one, or a contradiction of one, reads otherwise
         rows_reached.update(rows_shown.naming(fact_id))
         for contradiction in index.contradictions_of.get(fact_id, ()):
             rows_reached.update(rows_shown.naming(contradiction["id"]))
