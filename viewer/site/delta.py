@@ -100,70 +100,101 @@ def writes_since(snapshot: dict[str, Any], index: SnapshotIndex, previous: Previ
     """The writes since `previous`, read from the ledger rows after its head; None when they cannot
     be followed (see the module's doc). Cheap: it reads the rows written since, and each entity's
     type once. `kept_looks`: the types whose colours the previous site gave (None: none kept)."""
+    rows = _rows_before(snapshot, previous, inputs_base)
+    if rows is None or kept_looks is None:
+        return None
+    reading = _Reading(snapshot, index, snapshot["ledger"][rows:])
+    if not reading.followed():
+        return None
+    ends: set[str] = set()
+    if reading.forgotten:
+        found = _asserted_ends(snapshot["ledger"], reading.forgotten)
+        if found is None:
+            return None
+        ends = {e for e in found if e in index.entities}
+        reading.touched.update(ends)
+    # an entity's colour is its type's, which the previous site's looks keep; only an entity made
+    # since (and so named) can have a type they do not give
+    kept = set(kept_looks)
+    if any(e.get("type") not in kept for entity_id, e in index.entities.items() if entity_id not in reading.named):
+        return None
+    return Writes(rows, frozenset(reading.touched), frozenset(reading.named), frozenset(reading.changed_facts),
+                  frozenset(reading.forgotten), frozenset(ends), frozenset(reading.erased),
+                  frozenset(reading.unowned() - reading.forgotten))
+
+
+def _rows_before(snapshot: dict[str, Any], previous: Previous, inputs_base: str) -> int | None:
+    """How many rows the ledger held when the previous site was built, if it was built from an earlier
+    state of this ledger by this renderer."""
     ledger = snapshot.get("ledger") or []
     seal = snapshot.get("seal") if isinstance(snapshot.get("seal"), dict) else {}
     rows = previous.ledger_rows
-    if (previous.inputs_base != inputs_base or kept_looks is None or seal.get("hash_of") != "ledger"
+    if (previous.inputs_base != inputs_base or seal.get("hash_of") != "ledger"
             or not isinstance(rows, int) or not 0 < rows <= len(ledger)
             or not isinstance(previous.hash, str) or not previous.hash.startswith("sha256:")):
         return None
     sealed = sealed_chain(seal, rows - 1)
     if not sealed or not previous.hash.removeprefix("sha256:").startswith(sealed):
-        return None   # not built from an earlier state of this ledger
-
-    contradictions = {c["id"]: c for c in snapshot.get("contradictions") or []}
-    facts, entities = index.facts, index.entities
-    touched: set[str] = set()
-    named: set[str] = set()
-    changed_facts: set[str] = set()
-    forgotten: set[str] = set()
-    # entities forgotten since, no longer in the snapshot: rows since may name them before they went
-    erased = {ref for row in ledger[rows:] if row.get("action") == "forget" and row.get("kind") == "entity"
-              for ref in row.get("refs") or ()}
-    if any(ref in entities for ref in erased):
         return None
-    for row in ledger[rows:]:
+    return rows
+
+
+class _Reading:
+    """What the rows written since name, read a row at a time."""
+
+    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, rows: list[dict[str, Any]]) -> None:
+        self.rows, self.facts, self.entities = rows, index.facts, index.entities
+        self.contradictions = {c["id"]: c for c in snapshot.get("contradictions") or []}
+        self.touched: set[str] = set()
+        self.named: set[str] = set()
+        self.changed_facts: set[str] = set()
+        self.forgotten: set[str] = set()
+        # entities forgotten since, no longer in the snapshot: rows since may name them before they went
+        self.erased = {ref for row in rows if row.get("action") == "forget" and row.get("kind") == "entity"
+                       for ref in row.get("refs") or ()}
+
+    def followed(self) -> bool:
+        """Read every row; False at the first this cannot follow."""
+        if any(ref in self.entities for ref in self.erased):
+            return False
+        return all(self._row(row) for row in self.rows)
+
+    def _row(self, row: dict[str, Any]) -> bool:
         action = row.get("action")
         if action not in FOLLOWED:
-            return None
+            return False
         if action == "forget":
-            refs = row.get("refs") or ()
             if row.get("kind") == "entity":
-                continue   # its facts are forgotten in rows of their own, before this one
-            if row.get("kind") != "fact" or not all((facts.get(ref) or {}).get("status") == "forgotten" for ref in refs):
-                return None
-            forgotten.update(refs)
+                return True   # its facts are forgotten in rows of their own, before this one
+            if row.get("kind") != "fact" or not all(
+                    (self.facts.get(ref) or {}).get("status") == "forgotten" for ref in row.get("refs") or ()):
+                return False
+            self.forgotten.update(row.get("refs") or ())
         if action == "declare_functional":   # every card of the relation now says "functional"
             payload = row.get("payload") if isinstance(row.get("payload"), dict) else {}
-            relation = payload.get("relation")
-            changed_facts.update(fid for fid, fact in facts.items() if fact.get("relation") == relation)
-        for ref in row.get("refs") or ():
-            if ref in entities:
-                touched.add(ref)
-                if action in NAMING:
-                    named.add(ref)
-            elif ref in facts:
-                changed_facts.add(ref)
-            elif ref in contradictions:
-                changed_facts.update(f for f in contradictions[ref].get("facts") or () if f in facts)
-            elif ref not in erased:
-                return None   # a reference this cannot follow
-    if forgotten:
-        ends = _asserted_ends(ledger, forgotten)
-        if ends is None:
-            return None
-        ends = {e for e in ends if e in entities}
-        touched.update(ends)
-    # an entity's colour is its type's, which the previous site's looks keep; only an entity made
-    # since (and so named) can have a type they do not give
-    kept = set(kept_looks)
-    if any(e.get("type") not in kept for entity_id, e in entities.items() if entity_id not in named):
-        return None
-    # a forgotten entity takes the subject of the facts forgotten before it: rows naming them read otherwise
-    unowned = {fid for fid, fact in facts.items() if fact.get("status") == "forgotten" and not fact.get("subject")} \
-        if erased else set()
-    return Writes(rows, frozenset(touched), frozenset(named), frozenset(changed_facts), frozenset(forgotten),
-                  frozenset(ends) if forgotten else frozenset(), frozenset(erased), frozenset(unowned - forgotten))
+            self.changed_facts.update(fid for fid, fact in self.facts.items()
+                                      if fact.get("relation") == payload.get("relation"))
+        return all(self._ref(ref, action) for ref in row.get("refs") or ())
+
+    def _ref(self, ref: Any, action: str) -> bool:
+        if ref in self.entities:
+            self.touched.add(ref)
+            if action in NAMING:
+                self.named.add(ref)
+        elif ref in self.facts:
+            self.changed_facts.add(ref)
+        elif ref in self.contradictions:
+            self.changed_facts.update(f for f in self.contradictions[ref].get("facts") or () if f in self.facts)
+        elif ref not in self.erased:
+            return False   # a reference this cannot follow
+        return True
+
+    def unowned(self) -> set[str]:
+        """Facts forgotten before whose subject went with an entity forgotten since: every row naming
+        one reads otherwise now."""
+        if not self.erased:
+            return set()
+        return {fid for fid, fact in self.facts.items() if fact.get("status") == "forgotten" and not fact.get("subject")}
 
 
 def _asserted_ends(ledger: list[dict[str, Any]], forgotten: set[str]) -> set[str] | None:
