@@ -36,13 +36,15 @@ ends are those the row that asserted it names; every row naming it, or a contrad
 reads otherwise now; and each group of its ends' cards counts as one it left (the snapshot no
 longer says which). A fact with no such row (moved by a merge, brought by an import) is not
 followed: nothing would say which page still shows its text. A forgotten entity is no longer in
-the snapshot at all: its facts are forgotten in rows of their own before it, and every row naming
-it reads otherwise now; its own pages are simply not written again.
+the snapshot at all: its facts are forgotten in rows of their own before it, every row naming it
+(or a fact forgotten before whose subject it was) reads otherwise now, and its own pages are not
+written again.
 
 Only writes whose reach this covers are followed; anything else (an import, an action this does
-not know) means every page is digested as before (`writes_since` returns None). So does a different renderer or dataset name, a previous
-site without its ledger head, or a snapshot without a seal. tests/test_site_delta.py holds
-regenerations through this to fresh builds over random sequences of writes.
+not know) means every page is digested as before (`writes_since` returns None). So does a
+different renderer or dataset name, a previous site without its ledger head, or a snapshot
+without a seal. tests/test_site_delta.py holds regenerations through this to fresh builds over
+random sequences of writes, one at a time and several together.
 """
 
 from __future__ import annotations
