@@ -26,6 +26,7 @@ CARD_BYTES = 900            # a card's markup around its text
 TABLE_PREVIEW = 100         # history versions or ledger rows on the entity's own page
 TABLE_PAGE = 500            # rows on one page of their own
 FORGOTTEN = "forgotten"
+_DIRECTION_ORDER = {"out": 0, "in": 1, FORGOTTEN: 2}
 
 
 @dataclass
@@ -42,7 +43,7 @@ class FactGroup:
     @property
     def key(self) -> str:
         """What names the group in its anchor and its pages' file names."""
-        return FORGOTTEN if self.relation is None else f"{self.direction}-{file_key(self.relation)}"
+        return _key(self.direction, self.relation)
 
     @property
     def anchor(self) -> str:
@@ -75,10 +76,19 @@ def group_pages_prefix(page: str, key: str) -> str:
 
 def group_key(entity_id: str, fact: dict[str, Any]) -> str:
     """FactGroup.key of the group that holds `fact` on the entity's pages."""
+    return _key(*_group_of(entity_id, fact))
+
+
+def _group_of(entity_id: str, fact: dict[str, Any]) -> tuple[str, str | None]:
+    """(direction, relation) of the group that holds `fact` on the entity's pages."""
     relation = fact.get("relation")
     if relation is None or fact.get("status") == FORGOTTEN:
-        return FORGOTTEN
-    return f"{'out' if fact.get('subject') == entity_id else 'in'}-{file_key(relation)}"
+        return FORGOTTEN, None
+    return ("out" if fact.get("subject") == entity_id else "in"), relation
+
+
+def _key(direction: str, relation: str | None) -> str:
+    return FORGOTTEN if relation is None else f"{direction}-{file_key(relation)}"
 
 
 def table_pages(page: str, what: str, rows: int) -> list[str]:
@@ -104,18 +114,14 @@ def chunks(sizes: list[int], most: int, budget: int) -> list[tuple[int, int]]:
 def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: dict[str, int],
                 size: Callable[[dict[str, Any]], int]) -> EntityPlan:
     """Group `facts` (those naming the entity) and decide which page each card is on."""
-    groups: dict[tuple[int, str], FactGroup] = {}
+    groups: dict[tuple[str, str | None], FactGroup] = {}
     for fact in facts:
-        relation = fact.get("relation")
-        if relation is None or fact.get("status") == FORGOTTEN:
-            key, direction = (2, ""), FORGOTTEN
-        else:
-            direction = "out" if fact.get("subject") == entity_id else "in"
-            key = (0 if direction == "out" else 1, relation)
-        if key not in groups:
-            groups[key] = FactGroup(direction, relation if direction != FORGOTTEN else None, [])
-        groups[key].facts.append(fact)
-    ordered = [groups[key] for key in sorted(groups)]
+        place = _group_of(entity_id, fact)
+        if place not in groups:
+            groups[place] = FactGroup(*place, [])
+        groups[place].facts.append(fact)
+    # outgoing, then incoming, each by relation; the forgotten last
+    ordered = [groups[place] for place in sorted(groups, key=lambda p: (_DIRECTION_ORDER[p[0]], p[1] or ""))]
     for group in ordered:
         if len(group.facts) > 1:
             group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
