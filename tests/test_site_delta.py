@@ -18,6 +18,7 @@ from memlens.store.memory import Memory
 from memlens.store.snapshot_diff import diff
 from memlens.viewer.reading import carried_over
 from memlens.viewer.site import build as build_module
+from memlens.viewer.site.delta import shown_with
 from memlens.viewer.site import entity_plan
 from memlens.viewer.site.build import write_site
 from memlens.viewer.site.page_inputs import PageInputs
@@ -459,9 +460,10 @@ def test_a_merge_renders_the_pages_its_moved_facts_reach(demo_site, tmp_path):
     assert "Merged into" in pytz.read_text(encoding="utf-8")
 
 
-def test_each_entitys_rows_found_alone_are_those_found_for_all_at_once(tmp_path):
-    """delta.RowsShown (an entity's ledger rows, found when asked) against SiteBuild.ledger_rows_of
-    (every entity's, in one pass), on a store after every kind of write, merges among them."""
+def test_each_entitys_rows_found_alone_are_those_the_rule_gives_row_by_row(tmp_path):
+    """delta.RowsShown (an entity's ledger rows, found when asked from the rows indexed by the ids
+    they name) against delta.shown_with applied to every row, on a store after every kind of write,
+    merges and forgettings among them."""
     rng = random.Random(11)
     memory = seeded_store(tmp_path / "store.sqlite", rng)
     try:
@@ -472,9 +474,15 @@ def test_each_entitys_rows_found_alone_are_those_found_for_all_at_once(tmp_path)
     finally:
         memory.close()
     site = build_module.SiteBuild(snapshot, None)
+    contradiction_facts = {c["id"]: c["facts"] for c in snapshot["contradictions"]}
+    by_rule: dict[str, list[int]] = {}
+    for number in range(len(snapshot["ledger"]) - 1, -1, -1):
+        for entity_id in shown_with(snapshot["ledger"][number]["refs"], site.pages, site.index.facts,
+                                    contradiction_facts):
+            by_rule.setdefault(entity_id, []).append(number)
     shown = build_module.RowsShown(snapshot["ledger"], site.index)
     everyone = [e["id"] for e in snapshot["entities"]]
-    assert {e: shown.get(e, []) for e in everyone} == {e: site.ledger_rows_of.get(e, []) for e in everyone}
+    assert {e: shown.get(e, []) for e in everyone} == {e: by_rule.get(e, []) for e in everyone}
     assert sum(1 for e in everyone if shown.get(e)) == len(everyone)   # every entity has rows: none compared empty
 
 

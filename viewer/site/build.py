@@ -53,7 +53,7 @@ from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
-from .delta import Reach, RowsShown, Writes, reach_of, shown_with, writes_since
+from .delta import Reach, RowsShown, Writes, reach_of, writes_since
 from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
 from .folder import Carry, Emit, SiteFolder, building_folder, check_target, swap_in
 from .items import SiteItems, h
@@ -138,9 +138,6 @@ class SiteBuild:
         self.fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
         self.plans = SitePlans(self.pages, self.index.facts_of, self.index.facts, self.fact_order,
                                card_size(self.index.name))
-        # each entity's ledger rows, found as the writes since are followed (see `reach`); else
-        # `ledger_rows_of` finds every entity's at once
-        self.shown: RowsShown | None = None
         fact_pages = self.plans   # fact id -> the page its links lead to (see SitePlans.get)
         self.top = SiteLinks(self.pages, fact_pages, root="")
         self.nested = self.top.relative_to("../")
@@ -224,7 +221,7 @@ class SiteBuild:
             # digested here, each record once, or each half of the entities would digest nearly
             # all of them (a fact has two ends, a ledger row names two or three entities)
             self.inputs.digest_records(folder.in_halves)
-            self.ledger_rows_of   # found here, once, before the work is shared out
+            self.rows_shown   # indexed here, once, before the work is shared out
 
             def graph_and_other_pages(emit: Emit) -> None:
                 self.write_graph_page(emit)
@@ -265,8 +262,7 @@ class SiteBuild:
                       if previous.has_files_starting("entities/" + group_pages_prefix(page, group.key))}
             return now | before
 
-        self.shown = RowsShown(self.snapshot.get("ledger", []), self.index)   # before the pages' work is shared out
-        return reach_of(writes, self.snapshot, self.index, self.shown, spilling)
+        return reach_of(writes, self.snapshot, self.index, self.rows_shown, spilling)
 
     def write_other_pages(self, emit: Emit, reuse: Reuse | None = None, carry: Carry | None = None,
                           reach: Reach | None = None) -> None:
@@ -355,17 +351,12 @@ class SiteBuild:
         return rows, len(live)
 
     @cached_property
-    def ledger_rows_of(self) -> dict[str, list[int]]:
-        """Entity id -> indexes of the ledger rows that name it or one of its facts, newest first.
-        Found once, before the entity pages' work is shared out (each process writing them would
-        otherwise look for itself), but after the graph page's process is started, which needs none."""
-        facts, named = self.index.facts, {}
-        contradiction_facts = {c["id"]: c.get("facts", []) for c in self.snapshot.get("contradictions", [])}
-        ledger = self.snapshot.get("ledger", [])
-        for index in range(len(ledger) - 1, -1, -1):
-            for target in shown_with(ledger[index].get("refs") or (), self.pages, facts, contradiction_facts):
-                named.setdefault(target, []).append(index)
-        return named
+    def rows_shown(self) -> RowsShown:
+        """Entity id -> the ledger rows its page shows. Indexed once, before the entity pages' work
+        is shared out (each process writing them would otherwise index for itself), but after the
+        graph page's process is started, which needs none; each entity's are found by the process
+        writing its page."""
+        return RowsShown(self.snapshot.get("ledger", []), self.index)
 
     def write_entity_pages(self, entities: list[dict[str, Any]], emit: Emit, reuse: Reuse | None = None,
                            carry: Carry | None = None, reach: Reach | None = None) -> None:
@@ -373,7 +364,7 @@ class SiteBuild:
         an entity whose pages `reuse` carried over from the previous site is not rendered, and one
         the writes since did not `reach` is carried by `carry` without even digesting its inputs."""
         ledger = self.snapshot.get("ledger", [])
-        named = self.shown if self.shown is not None else self.ledger_rows_of
+        named = self.rows_shown
         order, items = self.fact_order, self.items
         for entity in entities:
             eid = entity["id"]
