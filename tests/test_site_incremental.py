@@ -14,6 +14,7 @@ from memlens.store.snapshot_diff import diff
 from memlens.viewer.reading import carried_over
 from memlens.viewer.site import build as build_module
 from memlens.viewer.site.build import write_site
+from memlens.viewer.site.folder import SiteTargetError
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -139,18 +140,17 @@ def test_a_damaged_old_page_is_written_fresh_never_carried(cli, demo, tmp_path, 
     assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
 
 
-def test_an_unreadable_manifest_means_everything_is_written_fresh(cli, demo, tmp_path, monkeypatch):
+def test_an_unreadable_manifest_leaves_the_folder_as_it_was(cli, demo, tmp_path):
+    """A folder whose manifest is not a memlens site's may be anyone's: it is not replaced (and
+    nothing of it carried), while the same folder with its manifest whole is."""
     snapshot = snapshot_of(demo)
     site = write_site(snapshot, tmp_path / "site")
-    old_inodes = inodes(site)
+    assert write_site(snapshot, site) == site     # whole: replaced
     (site / "manifest.json").write_text("{not json", encoding="utf-8")
-    rendered = Rendered(monkeypatch)
-    write_site(snapshot, site)
-    assert len(rendered.take()) == len(snapshot["entities"])
-    assert not {p for p, inode in inodes(site).items() if old_inodes.get(p) == inode}
-    assert json.loads((site / "manifest.json").read_text(encoding="utf-8"))["hash"] == snapshot["hash"]
-    assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
-
+    before = tree(site)
+    with pytest.raises(SiteTargetError, match="not a memlens site's"):
+        write_site(snapshot, site)
+    assert tree(site) == before
 
 
 def test_a_new_write_renders_only_the_ledgers_last_page_and_index_and_carries_the_others(cli, demo, tmp_path,

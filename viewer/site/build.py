@@ -55,7 +55,7 @@ from ..report.page import NavLink, SiteMode, build_context, check_format, enviro
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
 from .delta import Reach, RowsShown, Writes, reach_of, writes_since
 from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
-from .folder import Carry, Emit, SiteFolder, building_folder, check_target, swap_in
+from .folder import Carry, Emit, SiteFolder, building_folder, check_target, keep_not_ours, swap_in
 from .items import SiteItems, h
 from .page_inputs import PageInputs, RecordTexts
 from .previous import CheckedFiles, PreviousSite
@@ -560,6 +560,7 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
         site.write(folder.emit, folder)
         manifest = site.manifest(folder.hashes, folder.inputs)
         (building / "manifest.json").write_text(manifest, encoding="utf-8")
+        keep_not_ours(target, building, set(folder.hashes))
         swap_in(building, target)
     except BaseException:
         remove(building)

@@ -9,17 +9,21 @@ crash took away between the two renames of a swap (where the file system cannot 
 from __future__ import annotations
 
 import ctypes
+import json
 import os
+import shutil
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from memlens.store.confined import UntrustedFileError, read_inside
 from memlens.store.errors import BundleError
 
 from memlens.store.temporaries import leftovers, remove, temporary_beside
 
 from ..workers import can_fork, with_workers
-from .previous import PreviousSite, file_sha256
+from .previous import NOT_FOLLOWING, LARGEST_FILE, PreviousSite, file_sha256, write_new
 
 Emit = Callable[[str, str | bytes], None]
 Carry = Callable[[str], bool]
@@ -155,14 +159,7 @@ class SiteFolder:
         if self.previous is not None and self.previous.holds(path, sha, data) \
                 and self.previous.link(path, self._prefix, data):
             return
-        # os.open/os.write: three system calls a file, where open() adds an fstat and an isatty
-        handle = os.open(self._prefix + path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(handle, view):]
-        finally:
-            os.close(handle)
+        write_new(self._prefix + path, data)
 
 
 def check_inside(path: str) -> None:
@@ -173,11 +170,102 @@ def check_inside(path: str) -> None:
 
 
 def check_target(target: Path) -> None:
+    """`target` is new, an empty folder or a memlens site: nothing else is ours to replace."""
     if target.exists() and not target.is_dir():
         raise SiteTargetError(f"{target} exists and is not a directory")
-    if target.is_dir() and any(target.iterdir()) and not (target / "manifest.json").is_file():
+    if not target.is_dir() or not any(target.iterdir()):
+        return
+    if not (target / "manifest.json").exists():
         raise SiteTargetError(f"{target} is a non-empty directory without a memlens manifest.json; "
                               "refusing to replace it (choose an empty or new directory)")
+    if site_manifest(target) is None:
+        raise SiteTargetError(f"{target} holds a manifest.json that is not a memlens site's (a web app's?); "
+                              "refusing to replace it (choose an empty or new directory)")
+
+
+def site_manifest(root: Path) -> dict[str, Any] | None:
+    """The manifest of the memlens site at `root` (its format, version and files named), or None."""
+    try:
+        manifest = json.loads(read_inside(root, "manifest.json", LARGEST_FILE).decode("utf-8"))
+    except (OSError, UntrustedFileError, ValueError):
+        return None
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("memlens_version"), str)
+            and str(manifest.get("format")).startswith("memlens-snapshot/")
+            and isinstance(manifest.get("files"), dict)):
+        return None
+    return manifest
+
+
+def not_ours(root: Path) -> list[str]:
+    """What the site at `root` holds that memlens did not write (a CNAME, a gh-pages worktree's
+    .git), outermost names only: a regeneration keeps all of it."""
+    manifest = site_manifest(root)
+    if manifest is None:
+        return []
+    found = _entries_not_ours(root, set(manifest["files"]) | {"manifest.json"})
+    held = set(found)
+    return [path for path in found if os.path.dirname(path) not in held]
+
+
+def keep_not_ours(old: Path, new: Path, written: set[str]) -> None:
+    """Carry into the new site `new` everything in the old one `old` that memlens did not write
+    and does not write now: files as hard links (copies where there are none), links as links
+    (never followed), folders made anew. A FIFO or a device is left behind."""
+    manifest = site_manifest(old)
+    if manifest is None:
+        return
+    ours = set(manifest["files"]) | written | {"manifest.json"}
+    for path in _entries_not_ours(old, ours):
+        source, into = old / path, new / path
+        status = os.lstat(source)
+        if os.path.lexists(into) or not _folder_ready(new, path):
+            continue
+        if stat.S_ISDIR(status.st_mode):
+            os.mkdir(into, stat.S_IMODE(status.st_mode))
+        elif stat.S_ISLNK(status.st_mode):
+            os.symlink(os.readlink(source), into)
+        elif stat.S_ISREG(status.st_mode):
+            try:
+                os.link(source, into, **NOT_FOLLOWING)
+            except OSError:
+                shutil.copy2(source, into, follow_symlinks=False)
+
+
+def _entries_not_ours(root: Path, ours: set[str]) -> list[str]:
+    """Every file, link and folder under `root` (folders before what they hold) that is not one of
+    `ours` nor a folder holding one; found without following a link."""
+    folders = _folders_of(ours)
+    found: list[str] = []
+
+    def walk(folder: Path, prefix: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                path = prefix + entry.name
+                if path in ours:
+                    continue
+                if path in folders and entry.is_dir(follow_symlinks=False):
+                    walk(Path(entry.path), path + "/")
+                    continue
+                found.append(path)
+                if entry.is_dir(follow_symlinks=False):
+                    walk(Path(entry.path), path + "/")
+
+    walk(root, "")
+    return found
+
+
+def _folders_of(paths: set[str]) -> set[str]:
+    folders = set()
+    for path in paths:
+        parts = path.split("/")
+        folders.update("/".join(parts[:n]) for n in range(1, len(parts)))
+    return folders
+
+
+def _folder_ready(root: Path, path: str) -> bool:
+    """Whether the folder `path` goes in is a real folder of the new site (not a link, not a file)."""
+    parent = os.path.dirname(path)
+    return not parent or (not os.path.islink(root / parent) and os.path.isdir(root / parent))
 
 
 def building_folder(target: Path) -> Path:

@@ -9,6 +9,11 @@ A regeneration checks the old files' bytes (`checked_files`) in a worker forked 
 snapshot exists, while the parent makes it: at 100,000 entities that is 1.8 GB of pages, about 5 s
 of CPU that the page-writing processes spent later, beside the graph page. A page edited in the
 seconds between that check and the swap is carried as checked; `memlens verify` names it.
+
+The old site is untrusted: it may have come in a teammate's commit. Its manifest's names are used
+only when they are names of ours inside the folder (store/confined.py), its files are read only if
+regular and reached without a link, a file is carried only while it has no other name (a hard link
+out of the site is never linked back in), and nothing is ever written through an existing path.
 """
 
 from __future__ import annotations
@@ -19,7 +24,16 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from memlens.store.confined import UntrustedFileError, confined_name, read_inside, regular_file_inside
+
 from .delta import Previous
+
+# The largest file of an old site read back (its graph page or snapshot.json at 100,000 entities
+# is about 100 MB); the manifest is one of them.
+LARGEST_FILE = 1 << 30
+# link the name itself, never what a link there points at (where the system can say so)
+NOT_FOLLOWING = {"follow_symlinks": False} if os.link in os.supports_follow_symlinks else {}
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
 def file_sha256(data: bytes) -> str:
@@ -39,9 +53,9 @@ class CheckedFiles:
 def checked_files(root: Path) -> CheckedFiles | None:
     """Every file the site at `root` lists, read and hashed; None where it has no readable manifest."""
     try:
-        manifest = _read(str(root / "manifest.json"))
+        manifest = read_inside(root, "manifest.json", LARGEST_FILE)
         site = PreviousSite.of(root, manifest)
-    except OSError:
+    except (OSError, UntrustedFileError):
         return None
     if site is None:
         return None
@@ -71,8 +85,8 @@ class PreviousSite:
         everything is written fresh). `checked`: its files as `checked_files` found them, used
         when it checked this manifest."""
         try:
-            manifest = _read(str(root / "manifest.json"))
-        except OSError:
+            manifest = read_inside(root, "manifest.json", LARGEST_FILE)
+        except (OSError, UntrustedFileError):
             return None
         site = cls.of(root, manifest)
         if site is not None and checked is not None and checked.manifest == file_sha256(manifest):
@@ -92,8 +106,8 @@ class PreviousSite:
         counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
         built_from = Previous(*(value if isinstance(value, kind) else None for value, kind in (
             (manifest.get("hash"), str), (counts.get("ledger"), int), (manifest.get("inputs_base"), str))))
-        return cls(root, {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)},
-                   {k: v for k, v in inputs.items() if isinstance(k, str) and isinstance(v, str)}, built_from)
+        return cls(root, {k: v for k, v in files.items() if confined_name(k) and isinstance(v, str)},
+                   {k: v for k, v in inputs.items() if confined_name(k) and isinstance(v, str)}, built_from)
 
     def holds(self, path: str, sha: str, data: bytes) -> bool:
         """Whether the old file at `path` is listed with `sha` (that of `data`) and holds `data`."""
@@ -101,10 +115,7 @@ class PreviousSite:
             return False
         if self._damaged is not None:
             return path not in self._damaged
-        try:
-            return _read(self._prefix + path) == data
-        except OSError:
-            return False
+        return self._bytes(path) == data
 
     def intact(self, path: str) -> bool:
         """Whether the old file is listed and its bytes hash to what the manifest says."""
@@ -113,10 +124,14 @@ class PreviousSite:
             return False
         if self._damaged is not None:
             return path not in self._damaged
+        held = self._bytes(path)
+        return held is not None and file_sha256(held) == listed
+
+    def _bytes(self, path: str) -> bytes | None:
         try:
-            return file_sha256(_read(self._prefix + path)) == listed
-        except OSError:
-            return False
+            return read_inside(self.root, path, LARGEST_FILE)
+        except (OSError, UntrustedFileError):
+            return None
 
     def entity_files(self, page: str) -> list[str]:
         """An entity page and the pages of its own beside it (`<stem>--*.html`, see entity_plan.py)."""
@@ -132,28 +147,35 @@ class PreviousSite:
         if self._side is None:
             self._side = {}
             for path in self.files:
-                stem, sep, _ = path.partition("--")
-                if sep:
+                stem, sep, rest = path.partition("--")
+                if sep and "/" not in rest and rest.endswith(".html"):   # beside its page, as entity_plan names them
                     self._side.setdefault(stem, []).append(path)
         return self._side
 
     def link(self, path: str, into: str, data: bytes | None = None) -> bool:
-        """Put the old file at `path` into the folder `into` (ending in a separator); copied (from
-        `data` if given) where the file system has no hard links. False if the old file is gone."""
-        try:
-            os.link(self._prefix + path, into + path)
-            return True
-        except OSError:
-            pass
-        try:
-            data = _read(self._prefix + path) if data is None else data
-        except OSError:
-            return False
-        with open(into + path, "wb") as copy:
-            copy.write(data)
+        """Put the old file at `path` into the new folder `into` (ending in a separator), as a new
+        name: a hard link while the old file is a regular file of the site's own (reached without a
+        link, with no other name), else a copy (of `data` if given). False if the old file is gone."""
+        if regular_file_inside(self.root, path) is not None:
+            try:
+                os.link(self._prefix + path, into + path, **NOT_FOLLOWING)
+                return True
+            except OSError:   # no hard links on this file system
+                pass
+        if data is None:
+            data = self._bytes(path)
+            if data is None:
+                return False
+        write_new(into + path, data)
         return True
 
 
-def _read(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
+def write_new(path: str, data: bytes) -> None:
+    """Write `data` to a new file at `path`; never through an existing name (nor a link there)."""
+    handle = os.open(path, _CREATE, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view):]
+    finally:
+        os.close(handle)
