@@ -301,3 +301,13 @@ def test_a_damaged_manifest_is_not_taken_for_a_site(world):
     with pytest.raises(SiteTargetError, match="not a memlens site's"):
         regenerate(store, site)
     assert (site / "index.html").exists()
+
+
+def test_export_says_what_it_kept(world, cli):
+    store, site, clean, victim = world
+    (site / "CNAME").write_text("memory.example.org\n")
+    result = cli("export", "--db", str(store), "--format", "site", "-o", str(site))
+    assert result.exit_code == 0, result.output
+    assert "kept what memlens did not write: CNAME" in result.output
+    result = cli("export", "--db", str(store), "--format", "site", "-o", str(clean))
+    assert result.exit_code == 0 and "kept" not in result.output

@@ -141,7 +141,20 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
         if previous and previous.get("hash") != snapshot["hash"] else None
     write_bundle(snapshot, path, bundle.format, changes=changes, previous_layout=kept.layout,
                  previous_looks=kept.looks, previous_files=kept.files)
-    return Regeneration(bundle, True, snapshot["hash"], kept.notes())
+    return Regeneration(bundle, True, snapshot["hash"], kept.notes() + kept_note(path, bundle.format))
+
+
+def kept_note(path: Path, fmt: str) -> tuple[str, ...]:
+    """What a site holds that memlens did not write (and so kept), said in one note."""
+    if fmt != "site":
+        return ()
+    from .site.folder import not_ours
+
+    kept = not_ours(path)
+    if not kept:
+        return ()
+    shown = ", ".join(kept[:5]) + (f" and {len(kept) - 5} more" if len(kept) > 5 else "")
+    return (f"kept what memlens did not write: {shown}",)
 
 
 def _snapshot_and_previous(memory: "Memory", path: Path, fmt: str) -> tuple[dict[str, Any], "CarriedOver"]:

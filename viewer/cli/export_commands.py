@@ -107,6 +107,8 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
         return
     emit(as_json, {"format": fmt, "path": str(path), "hash": snapshot["hash"], "stats": snapshot["stats"]},
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
+    for message in regeneration.kept_note(path, fmt):
+        note(message)
 
 
 @click.command()
