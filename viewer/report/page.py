@@ -24,7 +24,6 @@ from ..model.timeline_svg import timeline_svg
 from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from . import assets
 from .csp import content_security_policy
-from .template_cache import bytecode_cache
 from .codec import Block, drawings_block, page_blocks
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
@@ -135,8 +134,7 @@ _OPTIONS: dict[str, Any] = {"autoescape": True, "undefined": jinja2.StrictUndefi
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FunctionLoader(_template_source),
-                             bytecode_cache=bytecode_cache(_OPTIONS), **_OPTIONS)
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_template_source), **_OPTIONS)
     env.filters["short_time"] = short_record_time
     env.filters["thousands"] = lambda n: f"{n:,}" if isinstance(n, int) else n
     env.filters["timeline_svg"] = timeline_svg
