@@ -246,13 +246,26 @@ def _ticks(start: float, end: float, x_of) -> list[Tick]:
     return [Tick(x=x_of(day), label=label) for day, label in _tick_marks(int(start // 1), int(end // 1))]
 
 
+# The days a date can name (0001-01-01 to 9999-12-31): an axis padded past them is clamped, so a
+# fact valid from 9999-12-31 is drawn, not refused.
+_FIRST_DAY, _LAST_DAY = (date.min - date(1970, 1, 1)).days, (date.max - date(1970, 1, 1)).days
+# Month steps for spans past 30 years, so that a 10,000-year axis still has a dozen ticks.
+_LONG_STEPS = (24, 60, 120, 240, 600, 1200, 2400, 6000, 12000, 24000, 60000, 120000)
+
+
 @lru_cache(maxsize=4096)
 def _tick_marks(first_day: int, last_day: int) -> tuple[tuple[float, str], ...]:
-    """(day, label) of the month starts between two days, every 1, 3, 6 or 12 months by the span;
-    remembered, as most timelines of one store span the same months."""
+    """(day, label) of the month starts between two days, every 1, 3, 6 or 12 months by the span
+    (more years apart past 30 years); remembered, as most timelines of one store span the same
+    months."""
+    first_day, last_day = max(first_day, _FIRST_DAY), min(last_day, _LAST_DAY)
+    if last_day < first_day:
+        return ()
     first, last = from_day_number(first_day), from_day_number(last_day)
     span_days = last_day - first_day
-    if span_days > 3 * 365:
+    if span_days > 30 * 365:
+        step_months = next((step for step in _LONG_STEPS if span_days / 30.4 / step <= 12), _LONG_STEPS[-1])
+    elif span_days > 3 * 365:
         step_months = 12
     elif span_days > 365:
         step_months = 6
@@ -260,16 +273,16 @@ def _tick_marks(first_day: int, last_day: int) -> tuple[tuple[float, str], ...]:
         step_months = 3
     else:
         step_months = 1
-    months = first.year * 12 + first.month - 1 + 1
+    after_first = first.year * 12 + first.month   # the month after the first day's, counted from year 0
+    months = -(-after_first // step_months) * step_months
     marks: list[tuple[float, str]] = []
-    while True:
+    while months // 12 <= date.max.year:
         moment = date(months // 12, months % 12 + 1, 1)
         if moment > last:
             break
-        if (moment.month - 1) % step_months == 0:
-            day = float((moment - date(1970, 1, 1)).days)
-            marks.append((day, str(moment.year) if step_months == 12 else moment.strftime("%Y-%m")))
-        months += 1
+        day = float((moment - date(1970, 1, 1)).days)
+        marks.append((day, str(moment.year) if step_months >= 12 else moment.strftime("%Y-%m")))
+        months += step_months
     return tuple(marks)
 
 
