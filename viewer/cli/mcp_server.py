@@ -13,9 +13,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import (INVALID_REQUEST, PARSE_ERROR, CallToolResult, ErrorData, JSONRPCError, TextContent,
+                       ToolAnnotations)
 from pydantic import ValidationError
 
 from memlens.store.version import VERSION
@@ -94,11 +98,62 @@ class MemlensServer(MCPServer):
                 return failure(error_line(cause))
             return failure(re.sub(r"\s+", " ", str(exc)))
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport, with an answer to every malformed request that has an id
+        (the SDK drops them, and the client waits forever): a line that is no JSON-RPC message
+        reaches the server as an exception, which is answered here instead."""
+        async with stdio_server() as (read_stream, write_stream):
+            sender, receiver = anyio.create_memory_object_stream[SessionMessage](0)
+
+            async def relay() -> None:
+                async with sender:
+                    async for item in read_stream:
+                        if not isinstance(item, Exception):
+                            await sender.send(item)
+                        elif (reply := malformed_reply(item)) is not None:
+                            await write_stream.send(SessionMessage(reply))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(relay)
+                # the SDK's own run_stdio_async does the same with its server (pinned: mcp<3)
+                lowlevel = self._lowlevel_server
+                await lowlevel.run(receiver, write_stream, lowlevel.create_initialization_options())
+
+
+def malformed_reply(error: Exception) -> JSONRPCError | None:
+    """The JSON-RPC error for a line that is not a message: a parse error (id null) for text that
+    is not JSON, an invalid request for an object with a request id; None for anything else (a
+    notification or a response is never answered)."""
+    if not isinstance(error, ValidationError):
+        return None
+    problems = error.errors()
+    if any(problem["type"] == "json_invalid" for problem in problems):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error"))
+    for problem in problems:
+        message = problem.get("input")
+        if isinstance(message, dict) and "result" not in message and "error" not in message:
+            request_id = message.get("id")
+            if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
+                return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(
+                    code=INVALID_REQUEST, message="Invalid request: " + _request_problem(problems)))
+    return None
+
+
+def _request_problem(problems: list[Any]) -> str:
+    """What is wrong with a message read as a request (pydantic tries every kind of message)."""
+    for problem in problems:
+        where = problem["loc"]
+        if where and where[0] == "JSONRPCRequest":
+            return f"{'.'.join(map(str, where[1:])) or 'message'}: {problem['msg']}"
+    return "not a JSON-RPC 2.0 request"
+
 
 def serve(path: Path) -> None:
     """Serve the dataset at `path` over stdin and stdout until the client closes them."""
     tools = MemoryTools(path)
     try:
         MemlensServer(tools).run("stdio")
+    except* (BrokenPipeError, ConnectionResetError):
+        pass   # the client went away without closing our input: the session is over, nothing to say
     finally:
         tools.close()
