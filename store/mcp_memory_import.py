@@ -39,21 +39,23 @@ def file_key(path: Path) -> str:
 
 
 def import_memory_file(dataset: Path, memory: MemoryFile) -> dict[str, Any]:
-    """Record in `dataset` (made if absent) what `memory` says that the last import did not."""
+    """Record in `dataset` (made if absent) what `memory` says that the last import did not. An
+    import that changes nothing writes nothing, so a report regenerated after it stays as it was."""
     with Memory(dataset, actor=ACTOR) as store, store.writing(ACTOR) as tx:
-        _refuse_another_source(tx, store.name, memory)
-        return _Changes(tx, memory).write()
+        first = _refuse_another_source(tx, store.name, memory)
+        return _Changes(tx, memory).write(first=first)
 
 
-def _refuse_another_source(tx: Tx, dataset: str, memory: MemoryFile) -> None:
+def _refuse_another_source(tx: Tx, dataset: str, memory: MemoryFile) -> bool:
+    """Whether this is the dataset's first import; refused if it holds memories from elsewhere."""
     held = tx.one("""SELECT (SELECT count(*) FROM ledger) + (SELECT count(*) FROM entities)
                             + (SELECT count(*) FROM tombstones)""")[0]
     if not held:
-        return
+        return True
     key = file_key(memory.path)
     for row in tx.all("SELECT payload FROM ledger WHERE action = 'import' AND kind = 'dataset' AND actor = ?", (ACTOR,)):
         if json.loads(row["payload"]).get("source_file") == key:
-            return
+            return False
     raise Conflict(f"dataset {dataset} already holds memories that were not imported from {memory.path}; "
                    "import it into a new dataset, or into the one made from that file before")
 
@@ -78,7 +80,7 @@ class _Changes:
         self.counts = {"entities_added": 0, "retyped": 0, "asserted": 0, "restored": 0, "retracted": 0,
                        "kept_forgotten": 0, "skipped_lines": len(memory.skipped)}
 
-    def write(self) -> dict[str, Any]:
+    def write(self, *, first: bool) -> dict[str, Any]:
         for node in self._numbered(self.stated.nodes.values()):
             if node.id in self.forgotten:
                 self.counts["kept_forgotten"] += 1
@@ -91,7 +93,9 @@ class _Changes:
         self._retract_vanished()
         summary = {"source": TOOL, "file": self.memory.path.name, "file_digest": self.memory.digest,
                    "source_file": file_key(self.memory.path), **self.counts}
-        self.tx.log("import", "dataset", [], **summary)
+        changed = any(self.counts[key] for key in ("entities_added", "retyped", "asserted", "restored", "retracted"))
+        if first or changed:
+            self.tx.log("import", "dataset", [], **summary)
         return summary
 
     def _numbered(self, nodes: Any) -> list[Node]:

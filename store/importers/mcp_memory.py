@@ -77,8 +77,9 @@ def type_for(entity_type: str) -> str:
 
 def relation_name(relation_type: str) -> str:
     """A relationType as a relation name: every run of characters other than letters, digits, `.`,
-    `:` and single `-` becomes `_` (`works at` -> `works_at`); nothing left -> related_to."""
-    name = _NOT_IN_RELATION.sub("_", _DASHES.sub("_", relation_type.strip())).strip("_")
+    `:`, `_` and single `-` becomes one `_` (`works at` -> `works_at`, `a --> b` -> `a_b`), none at
+    either end; nothing left -> related_to. (`--` would end a relation in `s --rel--> o`.)"""
+    name = _NOT_IN_RELATION.sub("_", _DASHES.sub(" ", relation_type)).strip("_")
     return name or FALLBACK_RELATION
 
 
