@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,7 @@ class _Changes:
             self.tx.log("import", "dataset", [], **summary)
         return summary
 
-    def _numbered(self, nodes: Any) -> list[Node]:
+    def _numbered(self, nodes: Iterable[Node]) -> list[Node]:
         """New observations numbered after every one their entity ever had here, so a card keeps
         them in the order they were made (the file's numbering restarts when one is deleted)."""
         last: dict[str, int] = {}

@@ -363,3 +363,26 @@ def test_no_file_anywhere_is_one_error_saying_where_it_looked(cli, no_npm: Path)
     assert line.startswith("Error: no mcp-memory store found: looked at ")
     assert "beside a global install of the server" in line and "beside a server npx ran" in line
     assert line.endswith("give its path")
+
+
+def test_lenient_goes_with_mcp_memory_only(cli, tmp_path: Path):
+    path = write_lines(tmp_path / "memory.jsonl", GOOD, "{oops")
+    report = tmp_path / "r.html"
+    viewed = cli("view", "--from", "mcp-memory", str(path), "--lenient", "--no-open", "--out", str(report))
+    assert viewed.exit_code == 0 and "skipped 1 malformed line of memory.jsonl (line 2)" in viewed.stderr
+    assert report.exists()
+    other = cli("view", "--from", "memware", str(path), "--lenient", "--no-open")
+    assert other.exit_code == 2 and "--lenient goes with --from mcp-memory" in other.output
+
+
+def test_a_name_only_a_relation_gave_takes_its_type_when_the_entity_is_made(cli, home, tmp_path: Path):
+    path = write_lines(tmp_path / "memory.jsonl", GOOD, '{"type":"relation","from":"a","to":"Stripe","relationType":"uses"}')
+    assert cli("import", "--from", "mcp-memory", str(path), "-d", "mcp").exit_code == 0
+    assert by_name(dataset_snapshot(home))["Stripe"]["type"] == "Unknown"
+    write_lines(path, GOOD, '{"type":"entity","name":"Stripe","entityType":"company","observations":[]}',
+                '{"type":"relation","from":"a","to":"Stripe","relationType":"uses"}')
+    result = cli("import", "--from", "mcp-memory", str(path), "-d", "mcp", "--json")
+    assert result.exit_code == 0 and json.loads(result.output)["retyped"] == 1
+    stripe = by_name(dataset_snapshot(home))["Stripe"]
+    assert (stripe["type"], stripe["description"]) == ("Organization", "")
+    assert triples(dataset_snapshot(home)) == {("a", "observation", "001. one"), ("a", "uses", "Stripe")}

@@ -74,6 +74,8 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
             return memory.sealed_snapshot(), memory.name
     if db or dataset:
         raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
+    if lenient and source != importers.mcp_memory_file.TOOL:
+        raise click.UsageError("--lenient goes with --from mcp-memory")
     snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text, lenient=lenient,
                                        note=note)
     return snapshot, snapshot["dataset"].replace(":", "-")
