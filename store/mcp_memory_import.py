@@ -78,6 +78,7 @@ class _Changes:
         self.entities = {row["id"]: row for row in tx.all("SELECT id, name, type, description FROM entities")}
         self.facts = {row["id"]: _Fact(row["status"], row["actor"], json.loads(row["evidence"]))
                       for row in tx.all(FACT_WITH_STATE)}
+        self.types: dict[str, str] = {}  # as written -> the ontology's spelling, added if new
         self.counts = {"entities_added": 0, "retyped": 0, "asserted": 0, "restored": 0, "retracted": 0,
                        "kept_forgotten": 0, "skipped_lines": len(memory.skipped)}
 
@@ -118,9 +119,14 @@ class _Changes:
             numbered.append(node)
         return numbered
 
+    def _type(self, name: str) -> str:
+        if name not in self.types:
+            self.types[name] = ontology.add_type(self.tx, name)
+        return self.types[name]
+
     def _add(self, node: Node) -> None:
         tx = self.tx
-        type_name = ontology.add_type(tx, node.type)
+        type_name = self._type(node.type)
         tx.conn.execute(
             """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at)
                VALUES (?, ?, ?, ?, ?, ?, ?)""",
@@ -134,7 +140,7 @@ class _Changes:
         """An entity the file re-typed (deleted and made again as another kind, or named only by a
         relation before): its type follows the file, its description only if memlens wrote it."""
         held = self.entities[node.id]
-        type_name = ontology.add_type(self.tx, node.type)
+        type_name = self._type(node.type)
         marker = unknown_description(self.memory)
         description = node.description if held["description"] in ("", marker) else held["description"]
         if type_name.lower() == held["type"].lower() and description == held["description"]:

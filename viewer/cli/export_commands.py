@@ -179,7 +179,8 @@ def default_report(name: str) -> Path:
 
 @click.command("import")
 @click.option("--from", "source", type=click.Choice((*importers.TOOLS, "memlens")), required=True,
-              help="The tool whose store to copy, or memlens for a teammate's report, site or snapshot JSON.")
+              help="The tool whose store to copy (mcp-memory: the MCP memory server's file, whose changes "
+                   "each import records), or memlens for a teammate's report, site or snapshot JSON.")
 @click.argument("source_path", required=False, type=click.Path())
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
 @lenient_option
