@@ -386,3 +386,12 @@ def test_a_name_only_a_relation_gave_takes_its_type_when_the_entity_is_made(cli,
     stripe = by_name(dataset_snapshot(home))["Stripe"]
     assert (stripe["type"], stripe["description"]) == ("Organization", "")
     assert triples(dataset_snapshot(home)) == {("a", "observation", "001. one"), ("a", "uses", "Stripe")}
+
+
+def test_the_servers_file_given_as_a_memlens_store_is_named_with_the_from_that_reads_it(cli, tmp_path: Path):
+    result = cli("stats", "--db", str(STATES[0]))
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: {STATES[0]} is not a memlens store: it is an MCP memory server's file; "
+                                     f"read it with `--from mcp-memory {STATES[0]}`")
+    other = write_lines(tmp_path / "notes.txt", "just some notes")
+    assert cli("stats", "--db", str(other)).output.strip().endswith("it is not a SQLite database")

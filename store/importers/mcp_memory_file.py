@@ -90,6 +90,20 @@ def read_memory_file(path: Path, *, lenient: bool = False) -> MemoryFile:
     return memory
 
 
+def looks_like_memory_file(path: Path) -> bool:
+    """Whether the file's first line is an entity or a relation as the server writes them."""
+    try:
+        with path.open("rb") as source:
+            head = source.read(MAX_LINE_BYTES + len(_BOM))
+    except OSError:
+        return False
+    first = next(_lines(head.split(b"\n", 1)[0]), None)
+    try:
+        return first is not None and isinstance(_item(first[1], first[0]), (FileEntity, FileRelation))
+    except _Problem:
+        return False
+
+
 def _bytes_of(path: Path) -> bytes:
     if not path.exists():
         raise SourceNotFound(f"no {TOOL} file at {path}")
