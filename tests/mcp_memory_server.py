@@ -12,11 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from anyio.from_thread import start_blocking_portal
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import Implementation
-
 PACKAGE = "@modelcontextprotocol/server-memory@2026.8.31"
 FIXTURES = Path(__file__).parent / "fixtures" / "mcp_memory"
 HOSTILE = "</script><script>alert(1)</script>"
@@ -67,6 +62,11 @@ def install(folder: Path) -> Path:
 
 def run_session(server: Path, memory: Path, calls: list[tuple[str, dict]]) -> None:
     """One session: `node server` over stdio with MEMORY_FILE_PATH=memory, the calls in order."""
+    from anyio.from_thread import start_blocking_portal  # the client only here: the fixtures' readers need none
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp_types import Implementation
+
     params = StdioServerParameters(command="node", args=[str(server)],
                                    env={"MEMORY_FILE_PATH": str(memory), "PATH": os.environ.get("PATH", "")})
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(
