@@ -182,7 +182,7 @@ def _check_file(path: Path, *, creating: bool) -> None:
             return  # an empty file becomes a store, as SQLite itself would make it one
         raise StoreUnreadable(f"{path} is an empty file, not a memlens store")
     if head != SQLITE_MAGIC:
-        raise StoreUnreadable(f"{path} is not a memlens store: it is not a SQLite database")
+        raise StoreUnreadable(f"{path} is not a memlens store: {_what_text_is(path)}")
 
 
 def _check_memlens(conn: sqlite3.Connection, path: Path, *, allow_blank: bool) -> int:
@@ -200,6 +200,14 @@ def _check_memlens(conn: sqlite3.Connection, path: Path, *, allow_blank: bool) -
             f"{path} has schema version {version}; this memlens reads up to {SCHEMA_VERSION}. Upgrade memlens."
         )
     return version
+
+
+def _what_text_is(path: Path) -> str:
+    from .importers.mcp_memory_file import looks_like_memory_file  # only on this error path
+
+    if looks_like_memory_file(path):
+        return f"it is an MCP memory server's file; read it with `--from mcp-memory {path}`"
+    return "it is not a SQLite database"
 
 
 def _what_it_is(conn: sqlite3.Connection, path: Path, tables: set[str]) -> str:

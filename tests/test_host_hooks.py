@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +116,42 @@ def test_user_scope_leaves_projects_alone_and_names_claude_codes_own_command(cli
         "config": None, "added": None, "command": "claude mcp add --scope user memlens -- memlens mcp"}
     assert (tmp_path / "home" / ".claude" / "settings.json").exists()
     assert not (tmp_path / ".mcp.json").exists() and not (tmp_path / "home" / ".claude.json").exists()
+
+
+def test_the_mcp_memory_hook_imports_the_servers_file_at_each_sessions_end(cli, project, home, tmp_path, monkeypatch):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from mcp_memory_server import FIXTURES
+
+    memory_file = tmp_path / "server files" / "memory.jsonl"
+    memory_file.parent.mkdir()
+    shutil.copyfile(FIXTURES / "state-1.jsonl", memory_file)
+    monkeypatch.setenv("MEMORY_FILE_PATH", str(memory_file))
+    assert cli("hooks", "install", "--host", "claude-code", "--mcp-memory").exit_code == 0
+    session_end = json.loads(project.read_text())["hooks"]["SessionEnd"]
+    commands = [h["command"] for g in session_end for h in g["hooks"]]
+    assert commands[:2] == ["echo bye >> ~/.log", "memlens maintain --quiet"] and len(commands) == 3
+    assert cli("hooks", "install", "--host", "claude-code", "--mcp-memory").output.startswith("already installed")
+
+    # the hook as Claude Code runs it: a shell, without the server's environment
+    env = {**os.environ, "MEMLENS_HOME": str(home), "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                                                            os.environ.get("PATH", "")])}
+    env.pop("MEMORY_FILE_PATH")
+    for state in ("state-1.jsonl", "state-2.jsonl"):
+        shutil.copyfile(FIXTURES / state, memory_file)
+        ran = subprocess.run(commands[2], shell=True, env=env, capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0, ran.stderr
+    from memlens.store import datasets
+    from memlens.store.memory import Memory
+
+    with Memory(datasets.resolve(None, "mcp-memory"), readonly=True) as memory:
+        stats = memory.stats()
+    assert (stats["current"], stats["retracted"]) == (9, 4)
+    assert (home / "reports" / "mcp-memory.html").stat().st_size > 100_000
+
+    assert cli("hooks", "uninstall", "--host", "claude-code").exit_code == 0
+    left = json.loads(project.read_text())["hooks"]["SessionEnd"]
+    assert left == THEIRS["hooks"]["SessionEnd"]

@@ -1,12 +1,16 @@
-"""Reading the stores of memoose, memware and mnemo as memlens snapshots, without copying them.
+"""Reading the stores of memoose, memware, mnemo and the MCP reference memory server as memlens
+snapshots, without copying them.
 
     >>> from memlens.store.importers import locate, read_snapshot
     >>> snapshot = read_snapshot("memware")            # $MEMWARE_DB or ~/.memware/memware.db
     >>> snapshot = read_snapshot("memoose", "proj-1a2b3c4d.sqlite")
+    >>> snapshot = read_snapshot("mcp-memory")         # $MEMORY_FILE_PATH, or beside the server
 
-Each file is opened read-only (`mode=ro`) and read in one read transaction; the snapshot is
-exactly what memlens.store.snapshot.build makes of a memlens store (docs/snapshot-format.md).
-`memlens.store.snapshot_load.load_into` writes one into a memlens dataset.
+Each SQLite file is opened read-only (`mode=ro`) and read in one read transaction, the MCP
+server's JSON-lines file read once as bytes; the snapshot is exactly what
+memlens.store.snapshot.build makes of a memlens store (docs/snapshot-format.md).
+`memlens.store.snapshot_load.load_into` writes one into a memlens dataset; an MCP memory file is
+imported by `memlens.store.mcp_memory_import`, which records what changed since the last import.
 """
 from __future__ import annotations
 
@@ -19,11 +23,13 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..opening import MEMLENS_REQUIRED
-from . import memoose, memware, mnemo
+from . import mcp_memory, mcp_memory_file, memoose, memware, mnemo
 from .assembly import SourceGraph, build
+from .mcp_memory_file import MemoryFile, read_memory_file, skipped_note
 from .source import SourceFile, SourceNotFound, SourceUnreadable, TextNotUtf8, missing_piece, opened
 
-__all__ = ["TOOLS", "SourceNotFound", "SourceUnreadable", "locate", "read_snapshot", "tools_it_resembles"]
+__all__ = ["TOOLS", "SourceNotFound", "SourceUnreadable", "locate", "memory_file", "read_snapshot", "skipped_note",
+           "tools_it_resembles"]
 
 
 @dataclass(frozen=True)
@@ -37,25 +43,35 @@ _TOOLS: dict[str, _Tool] = {
     "memware": _Tool(memware, lambda source, _deleted: memware.read(source)),
     "mnemo": _Tool(mnemo, lambda source, deleted: mnemo.read(source, include_deleted_text=deleted)),
 }
-TOOLS: tuple[str, ...] = tuple(_TOOLS)
+TOOLS: tuple[str, ...] = (*_TOOLS, mcp_memory_file.TOOL)
+
+
+def _known(name: str) -> str:
+    name = name.strip().lower()
+    if name not in TOOLS:
+        raise InvalidInput(f"unknown source {name!r}; memlens reads {', '.join(TOOLS)}")
+    return name
 
 
 def _tool(name: str) -> _Tool:
-    tool = _TOOLS.get(name.strip().lower())
-    if tool is None:
-        raise InvalidInput(f"unknown source {name!r}; memlens reads {', '.join(TOOLS)}")
-    return tool
+    return _TOOLS[_known(name)]
+
+
+def _locations(tool: str) -> list[tuple[Path, str]]:
+    if tool == mcp_memory_file.TOOL:
+        return mcp_memory_file.default_locations()
+    return _TOOLS[tool].module.default_locations()
 
 
 def locate(tool: str, path: str | Path | None = None) -> Path:
     """The tool's store file: `path` if given, else where the tool itself keeps it."""
-    _tool(tool)
+    tool = _known(tool)
     if path is not None:
         given = Path(path).expanduser()
         if not given.exists():
             raise SourceNotFound(f"no {tool} store at {given}")
         return given
-    candidates = _tool(tool).module.default_locations()
+    candidates = _locations(tool)
     for candidate, _why in candidates:
         if candidate.is_file():
             return candidate
@@ -63,13 +79,28 @@ def locate(tool: str, path: str | Path | None = None) -> Path:
     raise SourceNotFound(f"no {tool} store found: looked at {looked}; give its path")
 
 
-def read_snapshot(tool: str, path: str | Path | None = None, *, include_deleted_text: bool = False) -> dict[str, Any]:
+def memory_file(path: str | Path | None = None, *, lenient: bool = False) -> MemoryFile:
+    """The MCP memory server's file at `path`, or where the server keeps it, read once."""
+    return read_memory_file(locate(mcp_memory_file.TOOL, path), lenient=lenient)
+
+
+def read_snapshot(
+    tool: str, path: str | Path | None = None, *, include_deleted_text: bool = False, lenient: bool = False,
+    note: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """The `memlens-snapshot/1` of the tool's store, read without writing a byte of it.
 
     `include_deleted_text` shows the text of what mnemo soft-deleted (as retracted facts);
-    by default a deleted memory is a tombstone, as a forgotten fact is in memlens.
+    by default a deleted memory is a tombstone, as a forgotten fact is in memlens. `lenient`
+    skips the malformed lines of an MCP memory file, which `note` hears counted.
     """
-    name = tool.strip().lower()
+    name = _known(tool)
+    if name == mcp_memory_file.TOOL:
+        memory = memory_file(path, lenient=lenient)
+        skipped = skipped_note(memory)
+        if skipped and note is not None:
+            note(skipped)
+        return build(mcp_memory.read(memory))
     spec = _tool(name)
     file = locate(name, path)
     try:

@@ -1,6 +1,7 @@
 """Bundles kept up to date after maintenance, the hosts that trigger it, and snapshot diffs."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -82,6 +83,7 @@ def hooks():
     Examples:
       memlens hooks install --host claude-code            # .claude/settings.json and .mcp.json here
       memlens hooks install --host claude-code --user     # ~/.claude/settings.json
+      memlens hooks install --host claude-code --mcp-memory  # and import the MCP memory server's file
       memlens hooks uninstall --host claude-code
     """
 
@@ -99,21 +101,28 @@ def _servers_path(scope: str) -> Path | None:
 
 @hooks.command("install")
 @_host_options
+@click.option("--mcp-memory", "mcp_memory", is_flag=True,
+              help="Also import the MCP reference memory server's file into the dataset mcp-memory at "
+                   "each session's end (its $MEMORY_FILE_PATH if set now, else found then), and rewrite "
+                   "that dataset's report.")
 @json_option
-def hooks_install(host, scope, as_json):
+def hooks_install(host, scope, mcp_memory, as_json):
     """Add a SessionEnd hook running `memlens maintain`, and (for a project) register `memlens mcp`
     in its .mcp.json; keeps every hook and server already there.
 
     Running it twice changes nothing. For every project, register the server with Claude Code's
-    own command, which --user prints.
+    own command, which --user prints. With --mcp-memory, a second hook imports the reference
+    memory server's file at each session's end, so its memory gets a history.
 
     \b
     Example:
       memlens hooks install --host claude-code --project
+      memlens hooks install --host claude-code --user --mcp-memory
     """
     path, servers = claude_code.settings_path(scope), _servers_path(scope)
     claude_code.check(path, servers)
-    added = claude_code.install(path)
+    group = claude_code.mcp_memory_group(_memory_file_path()) if mcp_memory else None
+    added = claude_code.install(path, mcp_memory=group)
     registered = claude_code.register_server(servers) if servers else None
     data = {"settings": str(path), "added": added,
             "mcp": {"config": str(servers) if servers else None, "added": registered}}
@@ -124,6 +133,13 @@ def hooks_install(host, scope, as_json):
         data["mcp"]["command"] = claude_code.USER_SERVER_COMMAND
         lines.append(f"for the MCP server in every project, run: {claude_code.USER_SERVER_COMMAND}")
     emit(as_json, data, "\n".join(lines))
+
+
+def _memory_file_path() -> Path | None:
+    """$MEMORY_FILE_PATH as the hook will need it (the hook's environment is Claude Code's, not the
+    server's); None lets the import find the file beside the server each time."""
+    given = os.environ.get("MEMORY_FILE_PATH")
+    return Path(given).expanduser().resolve() if given and Path(given).expanduser().is_absolute() else None
 
 
 @hooks.command("uninstall")

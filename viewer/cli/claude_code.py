@@ -1,5 +1,6 @@
 """Wiring memlens into Claude Code: run `memlens maintain` when a session ends, and serve the
-project's memory to it over MCP.
+project's memory to it over MCP; optionally also import the MCP reference memory server's file at
+each session's end, which gives that memory the history it does not keep.
 
 The settings file is JSON with `hooks.<Event>` lists of `{"matcher", "hooks": [{"type", "command"}]}`
 groups. We add one group of our own and remove exactly that group, whatever else is there. The
@@ -18,6 +19,9 @@ from memlens.viewer.atomic import atomic_write
 EVENT = "SessionEnd"
 COMMAND = "memlens maintain --quiet"
 OUR_GROUP = {"matcher": "", "hooks": [{"type": "command", "command": COMMAND, "timeout": 120}]}
+# The MCP memory server's file, imported into one dataset of its own and its report rewritten.
+MCP_MEMORY_DATASET = "mcp-memory"
+MCP_MEMORY_IMPORT = "memlens import --from mcp-memory"
 SERVER_NAME = "memlens"
 OUR_SERVER = {"type": "stdio", "command": "memlens", "args": ["mcp"]}
 # Claude Code keeps user-scoped servers in its own state file, which it rewrites while it runs;
@@ -59,23 +63,43 @@ def _is_ours(group: Any) -> bool:
     return isinstance(group, dict) and group.get("hooks") == OUR_GROUP["hooks"]
 
 
-def install(path: Path) -> bool:
-    """Add our hook group; False if it was already there (nothing written)."""
+def _imports_mcp_memory(group: Any) -> bool:
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    return (isinstance(hooks, list) and len(hooks) == 1 and isinstance(hooks[0], dict)
+            and str(hooks[0].get("command", "")).startswith(MCP_MEMORY_IMPORT + " "))
+
+
+def mcp_memory_group(memory_file: Path | None) -> dict[str, Any]:
+    """The hook that imports the MCP memory server's file (at `memory_file`, or where the server
+    keeps it when None) into its dataset, then rewrites that dataset's report if it changed."""
+    source = f' "{memory_file}"' if memory_file is not None else ""
+    command = (f"{MCP_MEMORY_IMPORT}{source} -d {MCP_MEMORY_DATASET} --json"
+               f" && memlens view -d {MCP_MEMORY_DATASET} --if-changed --no-open --json")
+    return {"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 120}]}
+
+
+def install(path: Path, *, mcp_memory: dict[str, Any] | None = None) -> bool:
+    """Add our hook group (and, if given, the MCP memory import's); False if nothing was added."""
     settings = _read(path)
     groups = settings.setdefault("hooks", {}).setdefault(EVENT, [])
-    if any(_is_ours(group) for group in groups):
-        return False
-    groups.append(json.loads(json.dumps(OUR_GROUP)))
-    _write(path, settings)
-    return True
+    added = False
+    if not any(_is_ours(group) for group in groups):
+        groups.append(json.loads(json.dumps(OUR_GROUP)))
+        added = True
+    if mcp_memory is not None and not any(_imports_mcp_memory(group) for group in groups):
+        groups.append(json.loads(json.dumps(mcp_memory)))
+        added = True
+    if added:
+        _write(path, settings)
+    return added
 
 
 def uninstall(path: Path) -> bool:
-    """Remove our hook group and nothing else; False if it was not there."""
+    """Remove our hook groups and nothing else; False if none was there."""
     settings = _read(path)
     hooks = settings.get("hooks", {})
     groups = hooks.get(EVENT, [])
-    kept = [group for group in groups if not _is_ours(group)]
+    kept = [group for group in groups if not (_is_ours(group) or _imports_mcp_memory(group))]
     if len(kept) == len(groups):
         return False
     if kept:

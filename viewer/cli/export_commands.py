@@ -8,6 +8,7 @@ import click
 
 from memlens.store import datasets, importers
 from memlens.store.canonical import indented_json
+from memlens.store.mcp_memory_import import import_memory_file
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
@@ -52,21 +53,31 @@ def source_options(command):
     command = click.argument("source_path", required=False, type=click.Path(dir_okay=False))(command)
     command = click.option("--deleted-text", is_flag=True,
                            help="With --from mnemo: show the text of soft-deleted memories.")(command)
+    command = lenient_option(command)
     return click.option("--from", "source", type=click.Choice(importers.TOOLS),
-                        help="Read a memoose, memware or mnemo store (read-only) instead.")(command)
+                        help="Read a memoose, memware or mnemo store or the MCP memory server's file "
+                             "(mcp-memory), read-only, instead.")(command)
+
+
+def lenient_option(command):
+    return click.option("--lenient", is_flag=True,
+                        help="With --from mcp-memory: skip malformed lines (counted) instead of refusing the file.")(command)
 
 
 def read_snapshot(source: str | None, source_path: str | None, deleted_text: bool,
-                  db: str | None, dataset: str | None) -> tuple[dict, str]:
+                  db: str | None, dataset: str | None, lenient: bool = False) -> tuple[dict, str]:
     """The snapshot to show, and a name for it: from --from TOOL [PATH], or from the dataset."""
     if source is None:
-        if source_path or deleted_text:
-            raise click.UsageError("PATH and --deleted-text go with --from")
+        if source_path or deleted_text or lenient:
+            raise click.UsageError("PATH, --deleted-text and --lenient go with --from")
         with read_memory(db, dataset) as memory:
             return memory.sealed_snapshot(), memory.name
     if db or dataset:
         raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
-    snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text)
+    if lenient and source != importers.mcp_memory_file.TOOL:
+        raise click.UsageError("--lenient goes with --from mcp-memory")
+    snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text, lenient=lenient,
+                                       note=note)
     return snapshot, snapshot["dataset"].replace(":", "-")
 
 
@@ -77,9 +88,10 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
 @click.option("--superseded", "show_superseded", is_flag=True, help="html: show superseded facts from the start.")
 @source_options
 @dataset_options
-def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dataset, as_json):
+def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
-    site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store.
+    site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
+    the MCP reference memory server's file (mcp-memory).
 
     \b
     Examples:
@@ -96,7 +108,7 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
-        snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset)
+        snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset, lenient)
         fast_exit.leave(snapshot)
         progress.advance()
         progress.stage(f"writing {fmt}")
@@ -119,12 +131,12 @@ def export(fmt, out, show_superseded, source, deleted_text, source_path, db, dat
 @click.option("--if-changed", is_flag=True, help="Write nothing if the report already shows the current store.")
 @source_options
 @dataset_options
-def view(out, no_open, show_superseded, if_changed, source, deleted_text, source_path, db, dataset, as_json):
+def view(out, no_open, show_superseded, if_changed, source, lenient, deleted_text, source_path, db, dataset, as_json):
     """Write the dataset's report (one self-contained HTML file) and open it.
 
     The file works offline, from file://, and can be mailed to a teammate. With --from, the
-    report of a memoose, memware or mnemo store (found where that tool keeps it, or at PATH),
-    read without changing a byte of it.
+    report of a memoose, memware or mnemo store or of the MCP memory server's file (found where
+    that tool keeps it, or at PATH), read without changing a byte of it.
 
     \b
     Examples:
@@ -133,6 +145,7 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
       memlens view --if-changed --no-open     # cheap when nothing changed
       memlens view --from memoose             # this project's memoose store
       memlens view --from mnemo ~/.mnemo-mcp/memories.db
+      memlens view --from mcp-memory          # $MEMORY_FILE_PATH, or beside the server
     """
     if source is None and if_changed:
         with read_memory(db, dataset) as memory:
@@ -144,7 +157,7 @@ def view(out, no_open, show_superseded, if_changed, source, deleted_text, source
         regeneration.load_writer("html")
         with Progress(2, enabled=not as_json) as progress:
             progress.stage("reading the store")
-            snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset)
+            snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset, lenient)
             fast_exit.leave(snapshot)
             progress.advance()
             path = Path(out) if out else default_report(name)
@@ -166,25 +179,36 @@ def default_report(name: str) -> Path:
 
 @click.command("import")
 @click.option("--from", "source", type=click.Choice((*importers.TOOLS, "memlens")), required=True,
-              help="The tool whose store to copy, or memlens for a teammate's report, site or snapshot JSON.")
+              help="The tool whose store to copy (mcp-memory: the MCP memory server's file, whose changes "
+                   "each import records), or memlens for a teammate's report, site or snapshot JSON.")
 @click.argument("source_path", required=False, type=click.Path())
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
+@lenient_option
 @dataset_options
-def import_command(source, source_path, deleted_text, db, dataset, as_json):
-    """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset.
+def import_command(source, source_path, deleted_text, lenient, db, dataset, as_json):
+    """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset;
+    or record what the MCP memory server's file says now (mcp-memory), again and again.
 
     Ids, both time axes, statuses and history are kept (forgotten facts stay forgotten); the
     ledger records the import as `import:<tool>`. The source is only read. A memlens bundle is
-    verified first and refused if it differs from what memlens wrote.
+    verified first and refused if it differs from what memlens wrote. The MCP server keeps no
+    history: importing its file again into the dataset made from it records what is new,
+    retracts what vanished and restores what came back, which gives it a timeline.
 
     \b
     Examples:
       memlens import --from memoose -d from-memoose
       memlens import --from memware ~/.memware/memware.db --db imported.sqlite
       memlens import --from memlens teammate-report.html -d teammate
+      memlens import --from mcp-memory -d mcp-memory   # run it again after each session
     """
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
+    if source == importers.mcp_memory_file.TOOL:
+        _import_memory_file(source_path, lenient, deleted_text, path, name, as_json)
+        return
+    if lenient:
+        raise click.UsageError("--lenient goes with --from mcp-memory")
     with Progress(2, enabled=not as_json) as progress:
         progress.stage(f"reading the {source} {'bundle' if source == 'memlens' else 'store'}")
         snapshot = _source_snapshot(source, source_path, deleted_text)
@@ -193,6 +217,23 @@ def import_command(source, source_path, deleted_text, db, dataset, as_json):
         counts = import_into(path, snapshot, source=source)
         progress.advance()
     emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+
+
+_CHANGES = (("asserted", "facts asserted"), ("retracted", "retracted"), ("restored", "restored"),
+            ("entities_added", "new entities"), ("retyped", "retyped"), ("kept_forgotten", "kept forgotten"))
+
+
+def _import_memory_file(source_path: str | None, lenient: bool, deleted_text: bool, path: Path, name: str,
+                        as_json: bool) -> None:
+    if deleted_text:
+        raise click.UsageError("--deleted-text goes with --from mnemo")
+    memory = importers.memory_file(source_path, lenient=lenient)
+    skipped = importers.skipped_note(memory)
+    if skipped:
+        note(skipped)
+    counts = import_memory_file(path, memory)
+    changed = ", ".join(f"{counts[key]} {what}" for key, what in _CHANGES if counts[key]) or "nothing changed"
+    emit(as_json, dict(counts, dataset=name), f"imported {memory.path.name} into {name}: {changed}")
 
 
 def _source_snapshot(source: str, source_path: str | None, deleted_text: bool) -> dict:
