@@ -42,6 +42,16 @@ def name_of(path: Path) -> str:
     return path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
 
 
+def report_name(path: Path) -> str:
+    """The name a store's default report goes by: a dataset's own name, or for a store elsewhere
+    (--db) its file's name and a short hash of where it is, so it never takes a dataset's report."""
+    resolved = Path(path).expanduser().resolve()
+    name = name_of(resolved)
+    if resolved.parent == home().expanduser().resolve():
+        return name
+    return f"{name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:8]}"
+
+
 def listed() -> list[Path]:
     directory = home()
     return sorted(directory.glob(f"*{SUFFIX}")) if directory.is_dir() else []

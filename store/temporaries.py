@@ -34,6 +34,16 @@ def leftovers(target: Path) -> list[Path]:
     return sorted(found)
 
 
+def sweep(target: Path) -> None:
+    """Clear away what killed writers of `target` left beside it, putting back a previous site that
+    a crash took away between the two renames of a swap (its `.old`) if nothing took its place."""
+    for leftover in leftovers(target):
+        if leftover.name.endswith(".old") and not os.path.lexists(target):
+            os.rename(leftover, target)
+        else:
+            remove(leftover)
+
+
 def remove(path: Path) -> None:
     """Remove a file or a folder of ours; never follows a symlink into somewhere else."""
     if path.is_dir() and not path.is_symlink():

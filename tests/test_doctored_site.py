@@ -311,3 +311,36 @@ def test_export_says_what_it_kept(world, cli):
     assert "kept what memlens did not write: CNAME" in result.output
     result = cli("export", "--db", str(store), "--format", "site", "-o", str(clean))
     assert result.exit_code == 0 and "kept what" not in result.output
+
+
+def test_view_of_a_store_elsewhere_never_takes_a_datasets_report(cli, home, tmp_path):
+    """`view --db other/alpha.sqlite` wrote $MEMLENS_HOME/reports/alpha.html, the report of the
+    unrelated dataset alpha."""
+    remember(home / "alpha.sqlite", ("bob", "owns", "billing"))
+    remember(tmp_path / "other" / "alpha.sqlite", ("mallory", "owns", "nothing"))
+    mine = cli("view", "-d", "alpha", "--no-open")
+    assert mine.exit_code == 0, mine.output
+    report = Path(mine.output.strip().splitlines()[-1])
+    assert report == home / "reports" / "alpha.html"
+    before = report.read_bytes()
+    other = cli("view", "--db", str(tmp_path / "other" / "alpha.sqlite"), "--no-open")
+    assert other.exit_code == 0, other.output
+    written = Path(other.output.strip().splitlines()[-1])
+    assert written != report and written.name.startswith("alpha-") and "mallory" in written.read_text()
+    assert report.read_bytes() == before
+    # the dataset named by --db in the home is the same dataset, and the same report
+    again = cli("view", "--db", str(home / "alpha.sqlite"), "--no-open")
+    assert Path(again.output.strip().splitlines()[-1]) == report
+
+
+def test_a_regeneration_with_nothing_to_write_still_sweeps_a_killed_ones_debris(world):
+    """A kill between the swap and the removal left the whole old site beside the new one, and
+    runs that found the site unchanged never swept it."""
+    store, site, clean, victim = world
+    debris = site.parent / f".site.memlens-{2**22 + 7}-0123abcd.tmp"   # a process that is gone
+    shutil.copytree(site, debris)
+    busy = site.parent / f".site.memlens-{os.getpid()}-0123abcd.tmp"    # one still running: kept
+    busy.mkdir()
+    regenerate(store, site)                     # unchanged: nothing written
+    assert not debris.exists() and busy.exists()
+    assert (site / "index.html").exists()

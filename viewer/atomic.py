@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from memlens.store.temporaries import leftovers, remove, temporary_beside
+from memlens.store.temporaries import sweep, temporary_beside
 
 def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[str], *,
                  mode: int | None = None) -> Path:
@@ -24,8 +24,7 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[s
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    for leftover in leftovers(target):
-        remove(leftover)
+    sweep(target)
     temporary = temporary_beside(target)
     keep = target.stat().st_mode & 0o777 if target.is_file() else mode
     # Private while written when it will get a mode of its own (never more exposed than the file

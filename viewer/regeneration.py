@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.store import datasets
 from memlens.store.errors import BundleError, InvalidInput, NotFound
 from memlens.store.snapshot_seal import sealed_once
+from memlens.store.temporaries import sweep
 
 from .atomic import atomic_write
 
@@ -130,6 +131,7 @@ def load_writer(fmt: str) -> None:
 def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     path = Path(bundle.path)
     current = memory.content_hash()
+    sweep(path)   # what a killed regeneration left, even when this one has nothing to write
     if bundle_hash(path, bundle.format) == current:
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff

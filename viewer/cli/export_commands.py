@@ -71,7 +71,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
         if source_path or deleted_text or lenient:
             raise click.UsageError("PATH, --deleted-text and --lenient go with --from")
         with read_memory(db, dataset) as memory:
-            return memory.sealed_snapshot(), memory.name
+            return memory.sealed_snapshot(), datasets.report_name(memory.path)
     if db or dataset:
         raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
     if lenient and source != importers.mcp_memory_file.TOOL:
@@ -149,7 +149,7 @@ def view(out, no_open, show_superseded, if_changed, source, lenient, deleted_tex
     """
     if source is None and if_changed:
         with read_memory(db, dataset) as memory:
-            path = Path(out) if out else default_report(memory.name)
+            path = Path(out) if out else default_report(datasets.report_name(memory.path))
             done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
         for message in done.notes:
             note(message)

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from memlens.store import pages
+from memlens.store import datasets, pages
 from memlens.store.db import read
 from memlens.store.errors import InvalidInput
 from memlens.store.facts import FactInput
@@ -404,6 +404,6 @@ class MemoryTools:
 
         from .export_commands import default_report
 
-        path = default_report(self.memory.name)
+        path = default_report(datasets.report_name(self.memory.path))
         done = regeneration.regenerate(self.memory, regeneration.Bundle(str(path), "html"))
         return answer({"path": str(path), "written": done.written, "hash": done.hash})

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from memlens.store.confined import UntrustedFileError, read_inside
 from memlens.store.errors import BundleError
 
-from memlens.store.temporaries import leftovers, remove, temporary_beside
+from memlens.store.temporaries import remove, sweep, temporary_beside
 
 from ..workers import can_fork, with_workers
 from .previous import NOT_FOLLOWING, LARGEST_FILE, PreviousSite, file_sha256, write_new
@@ -272,11 +272,7 @@ def building_folder(target: Path) -> Path:
     """A new, empty folder beside `target` to build the site in; first, what killed builds left
     there is cleared away (and a previous site a crash left retired is put back)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    for leftover in leftovers(target):
-        if leftover.name.endswith(".old") and not target.exists():
-            os.rename(leftover, target)
-        else:
-            remove(leftover)
+    sweep(target)
     building = temporary_beside(target)
     os.mkdir(building, 0o755)
     os.chmod(building, 0o755)  # whatever the umask: a web server serves the site
