@@ -162,7 +162,7 @@ def _open_contradictions(rows: list[Record]) -> list[Candidate]:
         Candidate(
             key=f"contradiction:{short(r['id'])}",
             kind="contradiction",
-            summary=f"{short(r['fact_a'])} vs {short(r['fact_b'])} ({r['confidence']:.2f}): {r['reason']}",
+            summary=f"{short(r['fact_a'])} vs {short(r['fact_b'])} (confidence {r['confidence']:.2f}): {r['reason']}",
             refs=(r["id"], r["fact_a"], r["fact_b"]),
             content=content_of([r["fact_a"], r["fact_b"]]),
         )

@@ -243,6 +243,10 @@ class Memory:
     def stats(self) -> dict:
         return snapshot.stats(self.conn)
 
+    def state_counts(self) -> dict:
+        """Archived facts and merged-away entities, which `stats` tells apart."""
+        return reads.state_counts(self.conn)
+
     def snapshot(self) -> dict:
         return snapshot.build(self.conn, self.name)
 

@@ -10,10 +10,9 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from . import entities, reads, search
+from . import reads, search
 from .errors import InvalidInput
 from .timefmt import parse_instant, parse_valid_time
-from .versions import get_fact
 
 # A fact said again with new dates gains a version each time; a page shows the latest ones.
 VERSIONS_SHOWN = 10
@@ -101,9 +100,9 @@ def _judged(conn: sqlite3.Connection, statuses: tuple[str, ...]) -> set[int]:
 def history(conn: sqlite3.Connection, ref: str, page: Page) -> dict:
     """The history of an entity (by name or id) or of a fact (by id): facts with their versions, and
     the ledger rows that name them, oldest first."""
-    entity = entities.find(conn, ref)
+    entity, fact_id = reads.entity_or_fact(conn, ref)
     if entity is None:
-        fact_id = get_fact(conn, ref)["id"]
+        assert fact_id is not None
         return {
             "fact": _with_versions(conn, reads.facts_by_id(conn, [fact_id])[0]),
             "ledger": _ledger(conn, [fact_id], page),

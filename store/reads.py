@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 from . import entities, search
+from .errors import NotFound
 from .versions import get_fact
 
 _STATE_AT = """
@@ -79,6 +81,21 @@ def _fact_filter(
                      "SELECT id FROM facts WHERE object_id = ?)")
         params += [subject_id, subject_id]
     return " WHERE " + " AND ".join(where), params
+
+
+def is_archived(status: str | None, reason: str | None) -> bool:
+    """A current fact whose state says it was archived (mnemo's archive: kept, but left out of its
+    own reads). static/memory.js `isArchived` says the same."""
+    return status == "current" and (reason or "").casefold().startswith("archived")
+
+
+def state_counts(conn: sqlite3.Connection) -> dict:
+    """What `stats` counts beside the snapshot's counts: archived facts, and entities merged into others."""
+    archived = conn.execute(
+        "SELECT count(*) FROM fact_versions WHERE retired_at IS NULL AND status = 'current' "
+        "AND lower(substr(reason, 1, 8)) = 'archived'").fetchone()[0]
+    merged = conn.execute("SELECT count(*) FROM entities WHERE merged_into IS NOT NULL").fetchone()[0]
+    return {"archived": archived, "merged": merged}
 
 
 def contested_ids(conn: sqlite3.Connection, at: str | None = None) -> set[str]:
@@ -187,9 +204,28 @@ def ledger_row(r: sqlite3.Row | tuple) -> dict:
             "refs": json.loads(r[5]), "payload": json.loads(r[6])}
 
 
+def entity_or_fact(conn: sqlite3.Connection, ref: str) -> tuple[sqlite3.Row | None, str | None]:
+    """What `ref` names, as (entity, None) or (None, fact id): an entity by its name (the one name
+    key) or id, else a fact by its id. Neither is an error naming the entities it may have meant."""
+    entity = entities.find(conn, ref)
+    if entity is not None:
+        return entity, None
+    if _FACT_ID.fullmatch(ref.strip()):
+        try:
+            return None, get_fact(conn, ref)["id"]
+        except NotFound:
+            if not entities.near_names(conn, ref):
+                raise
+    raise NotFound(entities.not_found_message(conn, ref))
+
+
+# What may be (the start of) a fact id, as versions.get_fact reads one; anything else is a name.
+_FACT_ID = re.compile(r"[0-9a-fA-F]{4}[0-9a-fA-F-]{0,32}")
+
+
 def history(conn: sqlite3.Connection, ref: str) -> dict:
     """The history of a fact (by id) or of an entity (by name or id)."""
-    entity = entities.find(conn, ref)
+    entity, fact_id = entity_or_fact(conn, ref)
     if entity is not None:
         aliases = [r[0] for r in conn.execute("SELECT id FROM entities WHERE merged_into = ?", (entity["id"],))]
         facts = fact_rows(conn, statuses=None, subject_id=entity["id"])
@@ -201,7 +237,7 @@ def history(conn: sqlite3.Connection, ref: str) -> dict:
             "facts": [dict(f, history=fact_history(conn, f["id"])) for f in facts],
             "ledger": ledger_for(conn, [entity["id"], *aliases, *(f["id"] for f in facts)]),
         }
-    found = fact(conn, ref)
+    found = fact(conn, fact_id)
     return {"fact": found, "history": fact_history(conn, found["id"]), "ledger": ledger_for(conn, [found["id"]])}
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import sqlite3
 import sys
 
@@ -12,6 +11,7 @@ import click
 from memlens.store.errors import MemlensError
 
 from . import fast_exit
+from .formatting import printable
 
 
 def error_line(exc: Exception) -> str:
@@ -37,12 +37,9 @@ def is_a_bug(exc: Exception) -> bool:
     return not isinstance(exc, (MemlensError, sqlite3.DatabaseError, OSError, UnicodeError))
 
 
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def one_line(message: str) -> str:
     """An error message as one line: a name or path that holds a line break is shown escaped."""
-    return _CONTROLS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), message)
+    return printable(message)
 
 
 class MemlensGroup(click.Group):

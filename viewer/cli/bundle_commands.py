@@ -15,10 +15,11 @@ from memlens.viewer.reading import read_bundle
 from memlens.viewer.verification import verify_bundle
 
 from . import claude_code
-from .options import dataset_options, emit, json_option, read_memory
+from .options import dataset_group, dataset_options, emit, json_option, read_memory
 
 
 @click.group()
+@dataset_group
 def bundles():
     """Reports and sites that `memlens maintain` regenerates for this dataset.
 

@@ -1,5 +1,14 @@
-"""Text forms of facts, candidates and stats for people at a terminal."""
+"""Text forms of facts, candidates and stats for people at a terminal.
+
+Stored text comes from transcripts and other tools and may be hostile: every piece of it goes
+through `printable` before it reaches a terminal, so no escape sequence in it is ever run.
+"""
 from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import click
 
@@ -9,13 +18,64 @@ from memlens.viewer.model.fact_status import shown_status
 _STATUS_COLOURS = {"current": "green", "superseded": "yellow", "retracted": "red", "forgotten": "magenta",
                    "candidate": "cyan"}
 
+# C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the marks that reorder
+# text right to left (which can make a line read as something else than what it holds).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
-def fact_line(fact: dict) -> str:
+# Without a terminal to measure (a pipe, a file), a description is cut at this many columns.
+DEFAULT_WIDTH = 100
+DESCRIPTION_INDENT = "    "
+
+
+def printable(text: object) -> str:
+    """Stored text as a terminal may show it: every control character written as its escape
+    (`\\x1b`, `\\n`, `\\u2028`), so no escape sequence in it reaches the terminal."""
+    return _CONTROLS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
+def terminal_width() -> int:
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+
+
+def cut(text: str, width: int) -> str:
+    """`text` in at most `width` characters, an ellipsis ending what was cut."""
+    return text if len(text) <= width else text[:max(width - 1, 0)].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class Times:
+    """How one command's output shows times: to the minute, or to the second where two of the
+    times it shows fall in the same minute (so their order stays visible); dates stay dates."""
+
+    seconds: bool = False
+
+    @classmethod
+    def of(cls, times: Iterable[str | None]) -> "Times":
+        seen: dict[str, str] = {}
+        for time in times:
+            if time and len(time) > 10 and seen.setdefault(time[:16], time[:19]) != time[:19]:
+                return cls(seconds=True)
+        return cls()
+
+    def __call__(self, time: str | None) -> str:
+        if not time or len(time) <= 10:
+            return printable(time or "")
+        return printable(f"{time[:10]} {time[11:19 if self.seconds else 16]}")
+
+
+def fact_times(facts: Iterable[dict]) -> Times:
+    return Times.of(t for fact in facts for t in (fact.get("valid_from"), fact.get("valid_to")))
+
+
+def fact_line(fact: dict, *, times: Times | None = None, full: bool = False, width: int | None = None) -> str:
+    """The fact on one line (id, triple, state, validity, evidence), and under it what it says:
+    its description, cut to the terminal's width unless `full`."""
     if fact["relation"] is None:
         return f"{click.style(short(fact['id']), dim=True)}  [forgotten: its text was erased]"
+    times = times or fact_times([fact])
     parts = [
         click.style(short(fact["id"]), dim=True),
-        f"{fact['subject_name']} --{fact['relation']}--> {fact['object_name']}",
+        printable(f"{fact['subject_name']} --{fact['relation']}--> {fact['object_name']}"),
     ]
     if fact["status"] != "current":
         shown = shown_status(fact)
@@ -23,39 +83,68 @@ def fact_line(fact: dict) -> str:
         if fact.get("superseded_by"):
             status += f" by {short(fact['superseded_by'])}"
         parts.append(click.style(f"[{status}]", fg=_STATUS_COLOURS[shown]))
+    elif fact.get("reason"):  # a current fact's state has a reason: archived, imported as ..., restored
+        parts.append(click.style(f"[{printable(fact['reason'])}]", fg="cyan"))
     if fact.get("contested"):
         parts.append(click.style("[contested]", fg="red", bold=True))
     if fact.get("valid_from") or fact.get("valid_to"):
-        parts.append(f"valid {fact.get('valid_from') or '…'} → {fact.get('valid_to') or 'now'}")
+        parts.append(f"valid {times(fact.get('valid_from')) or '…'} → {times(fact.get('valid_to')) or 'now'}")
     line = "  ".join(parts)
     if fact.get("evidence"):
-        line += click.style(f"  ({'; '.join(fact['evidence'])})", dim=True)
-    return line
+        line += click.style(f"  ({printable('; '.join(fact['evidence']))})", dim=True)
+    description = description_lines(fact.get("description") or "", full=full, width=width)
+    return "\n".join([line, *description])
 
 
-def echo_facts(facts: list[dict]) -> None:
+def description_lines(description: str, *, full: bool = False, width: int | None = None) -> list[str]:
+    """A description as the lines under its fact: the first line cut to the width, or (`full`) all
+    of it, line by line."""
+    lines = [printable(line) for line in description.strip().splitlines() if line.strip()]
+    if not lines:
+        return []
+    if full:
+        return [DESCRIPTION_INDENT + line for line in lines]
+    room = (width or terminal_width()) - len(DESCRIPTION_INDENT)
+    first = lines[0] + (" …" if len(lines) > 1 else "")
+    return [DESCRIPTION_INDENT + cut(first, room)]
+
+
+def echo_facts(facts: list[dict], *, full: bool = False) -> None:
     if not facts:
         click.echo("no facts")
+    times, width = fact_times(facts), terminal_width()
     for fact in facts:
-        click.echo(fact_line(fact))
+        click.echo(fact_line(fact, times=times, full=full, width=width))
+
+
+def entity_line(entity: dict) -> str:
+    head = click.style(printable(f"{entity['name']} ({entity['type']})"), bold=True)
+    return head + (f"  {printable(entity['description'])}" if entity.get("description") else "")
 
 
 def echo_candidates(candidates: list[dict]) -> None:
     if not candidates:
         click.echo("nothing to review")
     for candidate in candidates:
-        click.echo(f"{click.style(candidate['key'], bold=True)}  {candidate['summary']}")
+        click.echo(f"{click.style(printable(candidate['key']), bold=True)}  {printable(candidate['summary'])}")
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
+def entity_count(live: int, merged: int) -> str:
+    """Entities as every command counts them: the live ones, and those merged into them apart."""
+    counted = plural(live, "entity", "entities")
+    return counted + (f" ({merged:,} more merged into them)" if merged else "")
+
+
 def stats_line(stats: dict) -> str:
+    archived = f", {stats['archived']:,} archived" if stats.get("archived") else ""
     return (
-        f"{plural(stats['entities'], 'entity', 'entities')}, {plural(stats['facts'], 'fact')} "
-        f"({stats['current']:,} current, {stats['superseded']:,} superseded, {stats['retracted']:,} retracted, "
-        f"{stats['forgotten']:,} forgotten), {stats['contested']:,} contested, "
+        f"{entity_count(stats['entities'], stats.get('merged', 0))}, {plural(stats['facts'], 'fact')} "
+        f"({stats['current']:,} current{archived}, {stats['superseded']:,} superseded, "
+        f"{stats['retracted']:,} retracted, {stats['forgotten']:,} forgotten), {stats['contested']:,} contested, "
         f"{plural(stats['open_contradictions'], 'open contradiction')}, {plural(stats['dismissals'], 'dismissal')}, "
         f"{plural(stats['ledger'], 'ledger row')}"
     )
@@ -64,10 +153,7 @@ def stats_line(stats: dict) -> str:
 def import_summary(counts: dict, snapshot: dict) -> str:
     """What an import copied, counted as `memlens stats` counts: merged entities apart."""
     merged = sum(1 for e in snapshot["entities"] if e.get("merged_into") is not None)
-    entities = plural(counts["entities"] - merged, "entity", "entities")
-    if merged:
-        entities += f" ({merged:,} more merged into them)"
     forgotten = f" and {counts['forgotten']:,} forgotten" if counts["forgotten"] else ""
-    return (f"{entities}, {plural(counts['facts'], 'fact')}{forgotten}, "
+    return (f"{entity_count(counts['entities'] - merged, merged)}, {plural(counts['facts'], 'fact')}{forgotten}, "
             f"{plural(counts['contradictions'], 'contradiction')}, {plural(counts['dismissals'], 'dismissal')}, "
             f"{plural(counts['types_added'], 'type')} added, {plural(counts['source_ledger'], 'row')} of its history")

@@ -1,6 +1,7 @@
 """Options every command shares, and how a command opens its dataset and prints its result."""
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -14,13 +15,41 @@ from memlens.store.memory import Memory
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
 
 
-def dataset_options(command: Callable) -> Callable:
-    """--db PATH, -d NAME and --json, the same on every command."""
+# Where a group (`memlens types -d demo ...`) leaves the dataset its subcommands read by default.
+_GROUP_DATASET = "memlens.group_dataset"
 
-    command = json_option(command)
+
+def _where(command: Callable) -> Callable:
+    """--db PATH and -d NAME."""
     command = click.option("-d", "--dataset", "dataset",
                            help="A named dataset under $MEMLENS_HOME (default: this project's).")(command)
     return click.option("--db", "db", type=click.Path(dir_okay=False), help="Path of the store file.")(command)
+
+
+def dataset_options(command: Callable) -> Callable:
+    """--db PATH, -d NAME and --json, the same on every command; given to the group instead
+    (`memlens types -d demo list`), --db and -d hold for its subcommand."""
+
+    @functools.wraps(command)
+    def with_group_dataset(*args, **kwargs):
+        inherited = click.get_current_context().meta.get(_GROUP_DATASET)
+        if inherited and kwargs.get("db") is None and kwargs.get("dataset") is None:
+            kwargs["db"], kwargs["dataset"] = inherited
+        return command(*args, **kwargs)
+
+    return _where(json_option(with_group_dataset))
+
+
+def dataset_group(group: Callable) -> Callable:
+    """--db PATH and -d NAME on a command group, for whichever of its subcommands is run."""
+
+    @functools.wraps(group)
+    def remembering_dataset(*args, db=None, dataset=None, **kwargs):
+        if db is not None or dataset is not None:
+            click.get_current_context().meta[_GROUP_DATASET] = (db, dataset)
+        return group(*args, **kwargs)
+
+    return _where(remembering_dataset)
 
 
 def actor_option(command: Callable) -> Callable:

@@ -9,34 +9,41 @@ from memlens.store import datasets
 from memlens.store.errors import StoreUnreadable
 from memlens.store.memory import Memory
 
-from .formatting import echo_candidates, echo_facts, fact_line, stats_line
+from .formatting import (Times, echo_candidates, echo_facts, entity_line, fact_line, plural, printable, stats_line,
+                         terminal_width)
+from . import history_text
 from .options import actor_option, dataset_options, emit, note, open_memory, read_memory
+
+full_option = click.option("--full", is_flag=True, help="Show each description whole, not its first line cut to fit.")
 
 
 @click.command()
 @click.option("--all", "include_all", is_flag=True, help="Include superseded, retracted and forgotten facts.")
 @click.option("--as-of-record", metavar="TIME", help="As the store believed it at TIME (ISO date or datetime).")
 @click.option("--as-of-valid", metavar="DATE", help="What was true in the world on DATE (history included).")
+@full_option
 @dataset_options
-def facts(include_all, as_of_record, as_of_valid, db, dataset, as_json):
-    """List facts: current ones by default.
+def facts(include_all, as_of_record, as_of_valid, full, db, dataset, as_json):
+    """List facts: current ones by default, each with the first line of what it says.
 
     \b
     Examples:
       memlens facts
+      memlens facts --full                        # every description whole
       memlens facts --all --json
       memlens facts --as-of-record 2026-02-01     # what the store believed then
       memlens facts --as-of-valid 2025-06-01      # what was true in the world then
     """
     with read_memory(db, dataset) as memory:
         found = memory.facts(include_all=include_all, as_of_record=as_of_record, as_of_valid=as_of_valid)
-    emit(as_json, found, lambda: echo_facts(found))
+    emit(as_json, found, lambda: echo_facts(found, full=full))
 
 
 @click.command()
 @click.argument("ref")
+@full_option
 @dataset_options
-def history(ref, db, dataset, as_json):
+def history(ref, full, db, dataset, as_json):
     """The history of an entity (by name) or of a fact (by id): versions and ledger rows.
 
     \b
@@ -46,40 +53,16 @@ def history(ref, db, dataset, as_json):
     """
     with read_memory(db, dataset) as memory:
         found = memory.history(ref)
-    emit(as_json, found, lambda: _echo_history(found))
-
-
-def _echo_history(found: dict) -> None:
-    if "entity" in found:
-        entity = found["entity"]
-        click.echo(click.style(f"{entity['name']} ({entity['type']})", bold=True) + f"  {entity['description']}")
-        for fact in found["facts"]:
-            click.echo(fact_line(fact))
-            _echo_versions(fact["history"])
-    else:
-        click.echo(fact_line(found["fact"]))
-        _echo_versions(found["history"])
-    click.echo(click.style("ledger:", bold=True))
-    for row in found["ledger"]:
-        click.echo(f"  {row['seq']:>6}  {row['at']}  {row['actor']:<20} {row['action']:<10} {row['kind']}")
-
-
-def _echo_versions(versions: list[dict]) -> None:
-    for version in versions:
-        until = version["retired_at"] or "now"
-        status = version["status"]
-        if version["superseded_by"]:
-            status += f" by {version['superseded_by'][:8]}"
-        why = f"  ({version['reason']})" if version["reason"] else ""
-        click.echo(click.style(f"    {version['recorded_at']} → {until}: {status}{why}", dim=True))
+    emit(as_json, found, lambda: history_text.echo_history(found, full=full))
 
 
 @click.command()
 @click.argument("query")
 @click.option("--superseded", "include_superseded", is_flag=True, help="Also search superseded and retracted facts.")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@full_option
 @dataset_options
-def recall(query, include_superseded, limit, db, dataset, as_json):
+def recall(query, include_superseded, limit, full, db, dataset, as_json):
     """Search facts and entities (full text). Superseded facts only with --superseded.
 
     \b
@@ -91,8 +74,8 @@ def recall(query, include_superseded, limit, db, dataset, as_json):
 
     def text() -> None:
         for entity in found["entities"]:
-            click.echo(click.style(f"{entity['name']} ({entity['type']})", bold=True) + f"  {entity['description']}")
-        echo_facts(found["facts"])
+            click.echo(entity_line(entity))
+        echo_facts(found["facts"], full=full)
 
     emit(as_json, found, text)
 
@@ -100,14 +83,16 @@ def recall(query, include_superseded, limit, db, dataset, as_json):
 @click.command()
 @dataset_options
 def stats(db, dataset, as_json):
-    """Counts of entities, facts by status, contradictions, dismissals and ledger rows.
+    """Counts of entities (merged ones apart), facts by status (archived ones among the current),
+    contradictions, dismissals and ledger rows.
 
     \b
     Example:
       memlens stats --json
     """
     with read_memory(db, dataset) as memory:
-        counts = dict(memory.stats(), dataset=memory.name, path=str(memory.path), hash=memory.content_hash())
+        counts = dict(memory.stats(), **memory.state_counts(), dataset=memory.name, path=str(memory.path),
+                      hash=memory.content_hash())
     emit(as_json, counts, stats_line(counts))
 
 
@@ -134,10 +119,12 @@ def datasets_command(db, dataset, as_json):
             click.echo(f"no datasets in {datasets.home()}")
         for row in rows:
             mark = "*" if row["name"] == current else " "
+            name = printable(row["name"])
             if "error" in row:
-                click.echo(f"{mark} {row['name']:<32} unreadable: {row['error']}")
+                click.echo(f"{mark} {name:<32} unreadable: {printable(row['error'])}")
             else:
-                click.echo(f"{mark} {row['name']:<32} {row['entities']:>7} entities {row['facts']:>8} facts")
+                click.echo(f"{mark} {name:<32} {plural(row['entities'], 'entity', 'entities'):>16}  "
+                           f"{plural(row['facts'], 'fact'):>14}")
 
     emit(as_json, rows, text)
 
@@ -166,12 +153,12 @@ def maintain(quiet, db, dataset, as_json, actor):
     def text() -> None:
         echo_candidates(data["worklist"])
         for result in results:
-            note(f"hook {result.name}: {'ok' if result.ok else 'FAILED'}: {result.message}")
+            note(printable(f"hook {result.name}: {'ok' if result.ok else 'FAILED'}: {result.message}"))
 
     if quiet:
         for result in results:
             if not result.ok:
-                note(f"hook {result.name}: FAILED: {result.message}")
+                note(printable(f"hook {result.name}: FAILED: {result.message}"))
     else:
         emit(as_json, data, text)
     failed = [r.name for r in results if not r.ok]

@@ -10,8 +10,9 @@ from memlens.store import datasets, ontology
 from memlens.store.ids import short
 from memlens.store.triples import parse_jsonl, parse_triple
 
-from .formatting import fact_line
-from .options import actor_option, dataset_options, emit, note, open_memory, read_memory
+from .formatting import fact_line, plural, printable
+from .options import (actor_option, dataset_group, dataset_options, emit, json_option, note, open_memory,
+                      read_memory)
 from .progress import Progress
 
 
@@ -62,18 +63,18 @@ def remember(facts, from_stdin, valid_from, valid_to, evidence, description, ove
 
     def each_fact() -> None:
         for outcome in outcomes:
-            click.echo(f"{outcome.outcome:>16}  {fact_line(views[outcome.fact_id])}")
+            click.echo(f"{outcome.outcome}: {fact_line(views[outcome.fact_id])}")
             for old in outcome.superseded:
-                click.echo(f"{'':>16}  supersedes {short(old)}")
+                click.echo(f"  supersedes {short(old)}")
 
     def summary() -> None:
         counts = Counter(o.outcome for o in outcomes)
-        click.echo(f"remembered {len(outcomes):,} facts:")
+        click.echo(f"remembered {plural(len(outcomes), 'fact')}:")
         for outcome, count in sorted(counts.items(), key=lambda pair: (-pair[1], pair[0])):
             click.echo(f"{count:>12,}  {outcome}")
         superseded = sum(len(o.superseded) for o in outcomes)
         if superseded:
-            click.echo(f"{superseded:>12,}  earlier value(s) superseded by them")
+            click.echo(f"{superseded:>12,}  {'earlier value' if superseded == 1 else 'earlier values'} superseded by them")
         click.echo("(--verbose lists each fact; --json gives them as data)")
 
     data = [dict(o.as_dict(), fact=views[o.fact_id]) for o in outcomes] if as_json else None
@@ -97,7 +98,8 @@ def functional(relation, db, dataset, as_json, actor):
     with open_memory(db, dataset, actor) as memory:
         superseded = memory.declare_functional(relation)
     emit(as_json, {"relation": relation, "superseded": superseded},
-         f"{relation} is functional" + (f"; {len(superseded)} older value(s) superseded" if superseded else ""))
+         printable(f"{relation} is functional")
+         + (f"; {plural(len(superseded), 'older value')} superseded" if superseded else ""))
 
 
 @click.command()
@@ -199,10 +201,11 @@ def dismiss(key, reason, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         candidate = memory.dismiss(key, reason)
-    emit(as_json, candidate.as_dict(), f"dismissed {candidate.key}: {candidate.summary}")
+    emit(as_json, candidate.as_dict(), printable(f"dismissed {candidate.key}: {candidate.summary}"))
 
 
 @click.group()
+@dataset_group
 def forget():
     """Erase a fact or an entity: its text leaves every table, the index and the file's bytes.
 
@@ -236,9 +239,10 @@ def forget_fact(fact, with_orphans, db, dataset, as_json, actor):
         done = memory.forget_fact(fact, with_orphans=with_orphans)
     text = f"forgot fact {short(done.fact_id)}"
     if done.orphans and with_orphans:  # a forgotten name is not said again
-        text += f" and {len(done.orphans)} entity(ies) only it named: {', '.join(short(i) for i, _ in done.orphans)}"
+        text += (f" and {plural(len(done.orphans), 'entity', 'entities')} only it named: "
+                 f"{', '.join(short(i) for i, _ in done.orphans)}")
     elif done.orphans:
-        names = ", ".join(repr(name) for _, name in done.orphans)
+        names = printable(", ".join(repr(name) for _, name in done.orphans))
         text += (f"; no fact names these entities any more, and their names stay: {names} "
                  "(forget them with --with-orphans, or `memlens forget entity NAME`)")
     emit(as_json, done.as_dict(), text)
@@ -258,7 +262,7 @@ def forget_entity(name, db, dataset, as_json, actor):
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         entity_id, fact_ids = memory.forget_entity(name)
     emit(as_json, {"forgotten": entity_id, "facts": fact_ids},
-         f"forgot entity {short(entity_id)} and {len(fact_ids)} fact(s)")
+         f"forgot entity {short(entity_id)} and {plural(len(fact_ids), 'fact')}")
 
 
 @click.command()
@@ -275,7 +279,8 @@ def merge(keep, drop, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         moved = memory.merge(keep, drop)
-    emit(as_json, {"kept": keep, "dropped": drop, "moved": moved}, f"merged {drop} into {keep}: {len(moved)} fact(s) moved")
+    emit(as_json, {"kept": keep, "dropped": drop, "moved": moved},
+         printable(f"merged {drop} into {keep}: ") + f"{plural(len(moved), 'fact')} moved")
 
 
 @click.command()
@@ -292,18 +297,23 @@ def describe(name, description, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         entity_id = memory.describe(name, description)
-    emit(as_json, {"entity": entity_id, "description": description}, f"described {name}")
+    emit(as_json, {"entity": entity_id, "description": description}, printable(f"described {name}"))
 
 
-@click.group()
-def types():
-    """The entity types of the dataset's ontology.
+@click.group(invoke_without_command=True)
+@json_option
+@dataset_group
+@click.pass_context
+def types(ctx, as_json):
+    """The entity types of the dataset's ontology; without a subcommand, lists them.
 
     \b
     Examples:
-      memlens types list
+      memlens types -d demo
       memlens types add Runbook
     """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(types_list, as_json=as_json)
 
 
 @types.command("list")
@@ -322,7 +332,7 @@ def types_list(db, dataset, as_json):
     else:  # a read creates no store: these are the types a first `remember` will find
         names = ontology.default_types()
         note(f"no store at {path} yet; every new dataset starts with these types")
-    emit(as_json, names, "\n".join(names))
+    emit(as_json, names, "\n".join(map(printable, names)))
 
 
 @types.command("add")
@@ -338,7 +348,7 @@ def types_add(name, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor) as memory:
         added = memory.add_type(name)
-    emit(as_json, {"type": added}, f"type {added} is known")
+    emit(as_json, {"type": added}, printable(f"type {added} is known"))
 
 
 COMMANDS = [remember, functional, supersede, restore, retract, contest, dismiss, forget, merge, describe, types]
