@@ -107,6 +107,13 @@ def contested_ids(conn: sqlite3.Connection, at: str | None = None) -> set[str]:
     return {fid for row in conn.execute(sql, params) for fid in row}
 
 
+# A fact's fields, in the order every reader gives them: the CLI's --json and the MCP tools alike
+# (docs/json-shapes.md).
+FACT_FIELDS = ("id", "subject", "subject_name", "relation", "object", "object_name", "status", "superseded_by",
+               "reason", "contested", "valid_from", "valid_to", "recorded_at", "retired_at", "evidence", "actor",
+               "description")
+
+
 def fact_view(row: sqlite3.Row, contested: set[str]) -> dict:
     """One fact as readers see it; a forgotten fact keeps its id, status and dates, never its text."""
     erased = row["relation"] is None

@@ -122,9 +122,11 @@ def test_remember_then_recall_then_history(server):
     assert found["facts"]["total"] == 2 and found["next_cursor"] is None
     by_id = {f["id"]: f for f in found["facts"]["items"]}
     assert by_id[first] | {"score": 0} == {
-        "id": first, "subject": "billing-service", "relation": "owned_by", "object": "alice", "status": "current",
-        "contested": False, "evidence": ["user said 2026-03-02"], "valid_from": "2026-03-01",
-        "recorded_at": by_id[first]["recorded_at"], "score": 0}
+        "id": first, "subject": by_id[first]["subject"], "subject_name": "billing-service", "relation": "owned_by",
+        "object": by_id[first]["object"], "object_name": "alice", "status": "current", "superseded_by": None,
+        "reason": None, "contested": False, "evidence": ["user said 2026-03-02"], "valid_from": "2026-03-01",
+        "valid_to": None, "recorded_at": by_id[first]["recorded_at"], "retired_at": None,
+        "actor": "mcp:pytest-agent", "description": "", "score": 0}
     assert [e["name"] for e in found["entities"]["items"]] == ["billing-service"]
 
     one = server.data("recall", query="billing", limit=1)
@@ -218,13 +220,13 @@ def test_a_server_for_one_dataset_cannot_read_or_write_another(server, memlens):
     beta_before = json.loads(memlens("stats", "-d", "beta", "--json").output)
 
     assert server.data("recall", query="zebra")["facts"]["total"] == 0
-    assert server.error("history", ref="zebra-beta").startswith("Error: no fact with id")
+    assert server.error("history", ref="zebra-beta") == "Error: no entity named 'zebra-beta'"
     assert server.error("stats", dataset="beta").startswith("Error: stats takes no argument 'dataset'")
     assert server.error("remember", facts=[fact("zebra-alpha", "kept_in", "vault")], db="beta.sqlite").startswith(
         "Error: remember takes no argument 'db'")
     remember(server, fact("zebra-alpha", "kept_in", "vault"))
 
-    assert [f["subject"] for f in server.data("recall", query="zebra")["facts"]["items"]] == ["zebra-alpha"]
+    assert [f["subject_name"] for f in server.data("recall", query="zebra")["facts"]["items"]] == ["zebra-alpha"]
     assert json.loads(memlens("stats", "-d", "beta", "--json").output) == beta_before
     assert json.loads(memlens("recall", "zebra", "-d", "beta", "--json").output)["facts"][0]["subject_name"] \
         == "zebra-beta"
@@ -248,7 +250,7 @@ def test_an_mcp_write_and_a_cli_write_at_the_same_moment_both_land(server, mcp_h
     assert cli.returncode == 0, errors
     result = mcp.result(timeout=60)
     assert not result.is_error, result.content[0].text
-    actors = {f["subject"]: f for f in server.data("recall", query="raced")["facts"]["items"]}
+    actors = {f["subject_name"]: f for f in server.data("recall", query="raced")["facts"]["items"]}
     assert set(actors) == {"race-cli", "race-mcp"}
     history = server.data("history", ref="race-mcp")
     assert {row["actor"] for row in history["ledger"]["items"]} == {"mcp:pytest-agent"}
@@ -274,3 +276,42 @@ def test_a_damaged_store_is_a_tool_error_until_it_is_fixed_and_the_actor_is_the_
         ledger = other.data("history", ref="gamma-service")["ledger"]["items"]
         assert other.data("recall", query="gamma")["facts"]["items"][0]["evidence"] == ["user said so"]
     assert {row["actor"] for row in ledger} == {"mcp:other agent"}
+
+
+def test_a_fact_has_one_json_shape_in_the_cli_and_over_mcp(server, memlens):
+    [fid] = remember(server, fact("ledger-shape", "kept_by", "erin", description="one shape for both",
+                                  evidence=["user said 2026-04-01"], valid_from="2026-04-01"))
+    over_mcp = next(f for f in server.data("facts", limit=100)["facts"]["items"] if f["id"] == fid)
+    in_cli = next(f for f in json.loads(memlens("facts", "--json", "-d", "alpha").output) if f["id"] == fid)
+    assert over_mcp == in_cli                                   # the same keys, the same values
+    assert in_cli["subject_name"] == "ledger-shape" and in_cli["description"] == "one shape for both"
+    recalled = server.data("recall", query="ledger-shape")["facts"]["items"][0]
+    assert set(recalled) - {"score"} == set(in_cli) and recalled["score"] > 0
+
+
+def test_reads_of_a_dataset_that_does_not_exist_are_tool_errors_and_create_nothing(mcp_home):
+    with served(mcp_home, "-d", "never-written") as fresh:
+        for tool, arguments in (("stats", {}), ("facts", {}), ("recall", {"query": "x"}),
+                                ("history", {"ref": "x"}), ("maintain", {})):
+            assert fresh.error(tool, **arguments).startswith("Error: no dataset at "), tool
+        assert not list(mcp_home.glob("never-written*"))
+        remember(fresh, fact("first-write", "made_by", "frank"))  # a write makes it
+        assert fresh.data("stats")["facts"] == 1
+    assert (mcp_home / "never-written.sqlite").exists()
+
+
+def test_maintain_pages_come_from_one_worklist_until_the_store_changes(server):
+    for n in range(3):
+        remember(server, fact(f"paged-{n}", "owned_by", f"owner-{n}"))  # no evidence: one item each
+    first = server.data("maintain", limit=1)
+    total = first["worklist"]["total"]
+    assert total >= 3 and first["next_cursor"] == "1"
+    keys, cursor = [first["worklist"]["items"][0]["key"]], first["next_cursor"]
+    while cursor is not None:
+        page = server.data("maintain", limit=1, cursor=cursor)
+        assert page["worklist"]["total"] == total and page["hooks"] == []
+        keys.append(page["worklist"]["items"][0]["key"])
+        cursor = page["next_cursor"]
+    assert len(keys) == len(set(keys)) == total
+    remember(server, fact("paged-late", "owned_by", "owner-late"))   # the store changed: built anew
+    assert server.data("maintain", limit=1, cursor="1")["worklist"]["total"] == total + 1

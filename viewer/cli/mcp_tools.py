@@ -15,10 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memlens.store import datasets, pages
 from memlens.store.db import read
-from memlens.store.errors import InvalidInput
+from memlens.store.errors import InvalidInput, StoreNotFound
 from memlens.store.facts import FactInput
 from memlens.store.ids import short
+from memlens.store.maintenance import Candidate
 from memlens.store.memory import Memory
+from memlens.store.reads import ENTITY_FIELDS, FACT_FIELDS
 
 # Refs of one maintenance candidate shown in an answer (a hub's hotspot can cover hundreds).
 REFS_SHOWN = 20
@@ -59,25 +61,22 @@ def answer(data: Any) -> str:
 
 
 def compact_fact(view: dict) -> dict:
-    """A fact as an agent needs it: names for the entities, empty fields left out."""
-    fact = {"id": view["id"], "status": view["status"], "contested": view["contested"],
-            "subject": view["subject_name"], "relation": view["relation"], "object": view["object_name"]}
-    for key in ("valid_from", "valid_to", "superseded_by", "reason", "description", "evidence", "recorded_at"):
-        if view.get(key):
-            fact[key] = view[key]
+    """A fact in the one shape `memlens ... --json` gives it too (docs/json-shapes.md): every
+    field of `reads.FACT_FIELDS`, then what the answer adds (a score, the latest versions)."""
+    fact = {key: view[key] for key in FACT_FIELDS}
     for key in ("score", "versions_total"):
         if key in view:
             fact[key] = view[key]
     if "versions" in view:
-        fact["versions"] = [{k: v for k, v in version.items() if v is not None} for version in view["versions"]]
+        fact["versions"] = view["versions"]
     return fact
 
 
 def compact_entity(view: dict) -> dict:
-    entity = {"id": view["id"], "name": view["name"], "type": view["type"]}
-    for key in ("description", "merged_into", "score"):
-        if view.get(key) not in (None, ""):
-            entity[key] = view[key]
+    """An entity in the shape `memlens ... --json` gives it (reads.ENTITY_FIELDS), with its score in a recall."""
+    entity = {key: view[key] for key in ENTITY_FIELDS}
+    if "score" in view:
+        entity["score"] = view["score"]
     return entity
 
 
@@ -109,6 +108,9 @@ class MemoryTools:
         self.path = path
         self.actor = "mcp:unknown"
         self._memory: Memory | None = None
+        # The worklist the last `maintain` built, with the store's hash then: its next pages are
+        # cut from it while the store is unchanged, instead of building it again for each page.
+        self._worklist: tuple[str, list[Candidate]] | None = None
 
     def tools(self) -> list:
         """The tool coroutines, in the order an agent reads them."""
@@ -122,6 +124,14 @@ class MemoryTools:
             self._memory = Memory(self.path, actor=self.actor)
         self._memory.actor = self.actor
         return self._memory
+
+    @property
+    def existing(self) -> Memory:
+        """The memory for a read: a read never makes the store, so a missing one is an error."""
+        if self._memory is None and not self.path.exists():
+            raise StoreNotFound(f"no dataset at {self.path} yet: `remember` something first, and every "
+                                "other tool reads it")
+        return self.memory
 
     def close(self) -> None:
         if self._memory is not None:
@@ -169,12 +179,13 @@ class MemoryTools:
         include_superseded. Each list has its exact total; pass next_cursor to read the next page.
 
         Example: {"query": "billing owner"}
-        Answer: {"facts": {"total": 3, "items": [{"id": "...", "subject": "billing-service",
-        "relation": "owned_by", "object": "alice", "status": "current", "contested": false,
-        "score": 4.2, ...}]}, "entities": {"total": 1, "items": [...]}, "next_cursor": null}
+        Answer: {"facts": {"total": 3, "items": [{"id": "...", "subject": "<entity id>", "subject_name":
+        "billing-service", "relation": "owned_by", "object": "<entity id>", "object_name": "alice",
+        "status": "current", "contested": false, "description": "...", "score": 4.2, ...}]},
+        "entities": {"total": 1, "items": [...]}, "next_cursor": null}
         """
         page = _page(limit, cursor)
-        with read(self.memory.conn) as conn:
+        with read(self.existing.conn) as conn:
             found = pages.recall(conn, query, page, include_superseded=include_superseded)
         return answer({
             "query": query,
@@ -201,7 +212,7 @@ class MemoryTools:
         "action": "assert", ...}]}, "next_cursor": "20"}
         """
         page = _page(limit, cursor)
-        with read(self.memory.conn) as conn:
+        with read(self.existing.conn) as conn:
             found = pages.history(conn, ref, page)
         totals = [found["ledger"]["total"]]
         if "entity" in found:
@@ -233,7 +244,7 @@ class MemoryTools:
         Answer: {"facts": {"total": 120, "items": [...]}, "next_cursor": "20"}
         """
         page = _page(limit, cursor)
-        with read(self.memory.conn) as conn:
+        with read(self.existing.conn) as conn:
             found = pages.facts(conn, page, include_all=include_all, as_of_record=as_of_record,
                                 as_of_valid=as_of_valid)
         return answer({"facts": _compacted(found, compact_fact), "next_cursor": _next(page, found["total"])})
@@ -268,7 +279,7 @@ class MemoryTools:
         Example: {"old": "1a2b3c4d", "new": "5e6f7a8b", "reason": "PR #433 replaced pytz with zoneinfo"}
         Answer: {"superseded": "<old id>", "by": "<new id>"}
         """
-        old_id, new_id = self.memory.supersede(old, new, reason)
+        old_id, new_id = self.existing.supersede(old, new, reason)
         return answer({"superseded": old_id, "by": new_id})
 
     async def restore(self, fact: FactRef, reason: Reason) -> str:
@@ -280,8 +291,8 @@ class MemoryTools:
         Example: {"fact": "1a2b3c4d", "reason": "the move to zoneinfo was reverted"}
         Answer: {"restored": "<id>", "superseded": ["<ids it replaced>"]}
         """
-        replaced = self.memory.restore(fact, reason)
-        return answer({"restored": self.memory.fact(fact)["id"], "superseded": replaced})
+        replaced = self.existing.restore(fact, reason)
+        return answer({"restored": self.existing.fact(fact)["id"], "superseded": replaced})
 
     async def retract(self, fact: FactRef, reason: Reason) -> str:
         """Withdraw a fact that was never true. Unlike `forget`, it stays in the history as retracted.
@@ -292,7 +303,7 @@ class MemoryTools:
         Example: {"fact": "1a2b3c4d", "reason": "we never used Kafka"}
         Answer: {"retracted": "<id>"}
         """
-        return answer({"retracted": self.memory.retract(fact, reason)})
+        return answer({"retracted": self.existing.retract(fact, reason)})
 
     async def contest(
         self,
@@ -311,7 +322,7 @@ class MemoryTools:
         compose maps 8443", "confidence": 0.7}
         Answer: {"contradiction": "<id>", "key": "contradiction:<first 8 of id>"}
         """
-        contradiction = self.memory.contest(fact_a, fact_b, reason, confidence)
+        contradiction = self.existing.contest(fact_a, fact_b, reason, confidence)
         return answer({"contradiction": contradiction, "key": f"contradiction:{short(contradiction)}"})
 
     async def dismiss(
@@ -327,7 +338,7 @@ class MemoryTools:
         Example: {"key": "hotspot:1a2b3c4d:depends_on", "reason": "billing uses all three"}
         Answer: {"key": "...", "kind": "hotspot", "summary": "...", "refs": [...], "content": "sha256:..."}
         """
-        return answer(self.memory.dismiss(key, reason).as_dict())
+        return answer(self.existing.dismiss(key, reason).as_dict())
 
     async def forget(
         self,
@@ -345,8 +356,8 @@ class MemoryTools:
         Answer: {"forgotten": "<id>", "facts": ["<ids of the entity's facts>"]}
         """
         if what == "fact":
-            return answer({"forgotten": self.memory.forget_fact(ref).fact_id, "facts": []})
-        entity_id, fact_ids = self.memory.forget_entity(ref)
+            return answer({"forgotten": self.existing.forget_fact(ref).fact_id, "facts": []})
+        entity_id, fact_ids = self.existing.forget_entity(ref)
         return answer({"forgotten": entity_id, "facts": fact_ids})
 
     async def maintain(self, limit: Limit = 50, cursor: Cursor = None) -> str:
@@ -364,13 +375,21 @@ class MemoryTools:
         "message": "..."}], "next_cursor": null}
         """
         page = _page(limit, cursor)
+        memory = self.existing
         if page.offset == 0:
-            candidates, results = self.memory.maintain()
+            candidates, results = memory.maintain()
+            self._worklist = (memory.content_hash(), candidates)
         else:
-            candidates, results = self.memory.worklist(), []
+            candidates, results = self._later_page_of_worklist(memory), []
         items = [self._candidate(c.as_dict()) for c in candidates[page.offset:page.offset + page.limit]]
         return answer({"worklist": {"total": len(candidates), "items": items},
                        "hooks": [r.as_dict() for r in results], "next_cursor": _next(page, len(candidates))})
+
+    def _later_page_of_worklist(self, memory: Memory) -> list[Candidate]:
+        state = memory.content_hash()
+        if self._worklist is None or self._worklist[0] != state:  # the store changed since: build it anew
+            self._worklist = (state, memory.worklist())
+        return self._worklist[1]
 
     @staticmethod
     def _candidate(candidate: dict) -> dict:
@@ -387,8 +406,9 @@ class MemoryTools:
         Example: {}
         Answer: {"dataset": "myproject-1a2b3c4d", "entities": 40, "facts": 120, "current": 100, ...}
         """
-        with read(self.memory.conn):
-            counts = dict(self.memory.stats(), dataset=self.memory.name, hash=self.memory.content_hash())
+        memory = self.existing
+        with read(memory.conn):
+            counts = dict(memory.stats(), **memory.state_counts(), dataset=memory.name, hash=memory.content_hash())
         return answer(counts)
 
     async def view(self) -> str:
@@ -404,6 +424,7 @@ class MemoryTools:
 
         from .export_commands import default_report
 
-        path = default_report(datasets.report_name(self.memory.path))
-        done = regeneration.regenerate(self.memory, regeneration.Bundle(str(path), "html"))
+        memory = self.existing
+        path = default_report(datasets.report_name(memory.path))
+        done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
         return answer({"path": str(path), "written": done.written, "hash": done.hash})
