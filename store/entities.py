@@ -23,7 +23,7 @@ def find(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row | None:
     # Only a run of hex digits as long as a short id is read as an id: "cafe" stays a name.
     if row is None and re.fullmatch(r"[0-9a-f]{8}[0-9a-f-]{0,28}", name_or_id.lower()):
         matches = conn.execute(
-            "SELECT * FROM entities WHERE id LIKE ? LIMIT 2", (name_or_id.lower() + "%",)
+            "SELECT * FROM entities WHERE id GLOB ? LIMIT 2", (name_or_id.lower() + "*",)
         ).fetchall()
         if len(matches) > 1:
             raise Ambiguous(f"{name_or_id!r} matches more than one entity id; give more of it")
