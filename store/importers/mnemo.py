@@ -271,7 +271,7 @@ def _add_edges(source: SourceFile, graph: SourceGraph, entity_ids: set[str]) -> 
             id=fid, subject=subject, relation=relation, object=obj, actor=EXTRACTOR,
             states=[State(created, "current", valid_from=valid_time_of(row["valid_from"]),
                           valid_to=valid_time_of(row["valid_to"]))],
-            evidence=[f"mnemo memory {as_uuid(memory) or memory}"] if memory else [],
+            evidence=[_memory_evidence(memory)] if memory else [],
         ))
         graph.ledger.append(LedgerEvent(created, EXTRACTOR, "assert", "fact", [fid, subject, obj]))
 
@@ -287,6 +287,7 @@ def _add_links(
         return
     created = {e.id: e.created_at for e in graph.entities}
     first_seen: dict[tuple[str, str], str] = {}
+    named_in: dict[tuple[str, str], set[str]] = {}
     for row in source.rows(f"SELECT memory_id, entity_id FROM {table}"):
         memory, entity = memories.get(text_of(row["memory_id"])), _node_id(row["entity_id"])
         root = thread_of.get(memory.raw_id) if memory else None
@@ -296,10 +297,19 @@ def _add_links(
         # mnemo keeps no time for a link: it is as old as the later of its two ends.
         at = max(memory.created, created[entity])
         first_seen[(root, entity)] = min(first_seen.get((root, entity), at), at)
+        named_in.setdefault((root, entity), set()).add(memory.raw_id)
     for (root, entity), at in sorted(first_seen.items()):
         node, fid = derived_id(TOOL, "memory", root), derived_id(TOOL, MENTIONS, root, entity)
-        graph.facts.append(FactRecord(fid, node, MENTIONS, entity, [State(at, "current")], actor=EXTRACTOR))
+        # The memory (each version) that names the entity is what the mention rests on.
+        evidence = [_memory_evidence(raw) for raw in sorted(named_in[(root, entity)])]
+        graph.facts.append(FactRecord(fid, node, MENTIONS, entity, [State(at, "current")], evidence=evidence,
+                                      actor=EXTRACTOR))
         graph.ledger.append(LedgerEvent(at, EXTRACTOR, "assert", "fact", [fid, node, entity]))
+
+
+def _memory_evidence(raw_id: str) -> str:
+    """A mnemo memory named as evidence: the record an extracted entity, edge or mention comes from."""
+    return f"mnemo memory {as_uuid(raw_id) or raw_id}"
 
 
 def _audit(source: SourceFile, memories: dict[str, _Memory]) -> list[LedgerEvent]:

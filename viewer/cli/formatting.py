@@ -140,7 +140,7 @@ def entity_count(live: int, merged: int) -> str:
 
 
 def stats_line(stats: dict) -> str:
-    archived = f", {stats['archived']:,} archived" if stats.get("archived") else ""
+    archived = f" ({stats['archived']:,} archived)" if stats.get("archived") else ""  # archived ones are current
     return (
         f"{entity_count(stats['entities'], stats.get('merged', 0))}, {plural(stats['facts'], 'fact')} "
         f"({stats['current']:,} current{archived}, {stats['superseded']:,} superseded, "
