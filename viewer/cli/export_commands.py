@@ -104,6 +104,7 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
     """
     if out == "-" and fmt != "json":
         raise click.UsageError("only --format json can be written to standard output")
+    _refuse_folder_for_a_file(out, fmt)
     path = Path(out)
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
@@ -121,6 +122,16 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
     for message in regeneration.kept_note(path, fmt):
         note(message)
+
+
+def _refuse_folder_for_a_file(out: str, fmt: str) -> None:
+    """Every format but site is one file: a folder given for it is said to be one, in the user's words."""
+    if fmt == "site" or out == "-":
+        return
+    if Path(out).is_dir() or out.endswith(("/", "\\")):
+        raise click.UsageError(
+            f"{out} is a folder, and --format {fmt} writes one file: give the file's name "
+            f"(e.g. -o {Path(out) / f'memory.{fmt}'}), or --format site to write a site into a folder")
 
 
 @click.command()
