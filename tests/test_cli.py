@@ -94,7 +94,8 @@ def test_a_stdin_batch_is_summed_up_by_outcome_and_listed_on_request(cli):
     assert again.exit_code == 0, again.output
     listed = again.stdout.splitlines()
     assert len(listed) == 4 and all("billing --" in line for line in listed)
-    assert [line.split()[0] for line in listed] == ["reasserted", "kept", "reasserted", "reasserted"]
+    assert [line.split(": ")[0] for line in listed] == ["reasserted", "kept superseded", "reasserted", "reasserted"]
+    assert not any(line.startswith(" ") for line in listed)  # no padding before the outcome
     data = json.loads(cli("remember", "--stdin", "--json", input=lines).stdout)
     assert [(d["outcome"], d["fact"]["object_name"]) for d in data] == [
         ("reasserted", "priya"), ("kept superseded", "dana"), ("reasserted", "postgres"), ("reasserted", "postgres")]
@@ -186,5 +187,5 @@ def test_the_demo_holds_what_it_promises(cli):
         ("Dana Okafor", "superseded"), ("Sam Lee", "superseded"), ("Priya Natarajan", "current")]
     # Sam's value arrived last but is older: it was filed as history.
     assert max(owners, key=lambda f: f["recorded_at"])["object_name"] == "Sam Lee"
-    again = json.loads(cli("demo", "--json").stdout)
+    again = json.loads(cli("demo", "--force", "--json").stdout)
     assert again["hash"] == stats["hash"]  # the demo is the same every time

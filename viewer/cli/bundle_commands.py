@@ -15,6 +15,7 @@ from memlens.viewer.reading import read_bundle
 from memlens.viewer.verification import verify_bundle
 
 from . import claude_code
+from .formatting import printable
 from .options import dataset_group, dataset_options, emit, json_option, read_memory
 
 
@@ -217,9 +218,9 @@ def _echo_changes(changes: dict) -> None:
         click.echo(click.style(f"{kind.replace('_', ' ')} ({len(items)})", bold=True))
         for item in items:
             if "relation" in item:
-                click.echo(f"  {item['id'][:8]}  {item['subject']} --{item['relation']}--> {item['object']}")
+                click.echo(printable(f"  {item['id'][:8]}  {item['subject']} --{item['relation']}--> {item['object']}"))
             else:
-                click.echo(f"  {item['id'][:8]}  {item.get('name', '')}".rstrip())
+                click.echo(printable(f"  {item['id'][:8]}  {item.get('name', '')}".rstrip()))
 
 
 @click.command()
