@@ -55,7 +55,7 @@ async function startReport() {
   memlens.memory = memory;
   timings.dataLoaded = performance.now();
   const view = { asOfRecord: null, asOfValid: null, showSuperseded: Boolean(memory.showSuperseded),
-                 hiddenTypes: new Set(), selected: null };
+                 hideArchived: false, hiddenTypes: new Set(), selected: null };
   let graph = null;
 
   const panel = createDetailPanel(memory, view, byId("detail"), {
@@ -151,7 +151,7 @@ async function startReport() {
     record: byId("asof-record"), recordValue: byId("asof-record-value"),
     valid: byId("asof-valid"), validValue: byId("asof-valid-value"), validAny: byId("asof-valid-any"),
     recordTicks: byId("asof-record-ticks"), validTicks: byId("asof-valid-ticks"),
-    superseded: byId("show-superseded"), reset: byId("reset-view"),
+    superseded: byId("show-superseded"), archived: byId("hide-archived"), reset: byId("reset-view"),
     chips: [...document.querySelectorAll(".type-chip")],
   }, update);
 

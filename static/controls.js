@@ -115,6 +115,7 @@ function createControls(memory, view, nodes, onChange) {
     nodes.valid.setAttribute("aria-valuetext", any ? "any time" : "true at " + view.asOfValid);
     nodes.validAny.checked = any;
     nodes.superseded.checked = view.showSuperseded;
+    if (nodes.archived) nodes.archived.checked = view.hideArchived;
     for (const chip of nodes.chips) chip.setAttribute("aria-pressed", String(!view.hiddenTypes.has(chip.dataset.type)));
     document.body.classList.toggle("is-travelling", view.asOfRecord !== null || view.asOfValid !== null);
   }
@@ -156,8 +157,9 @@ function createControls(memory, view, nodes, onChange) {
   stepKeys(nodes.valid, memory.validTimes.length, () => (view.asOfValid === null ? null : lastValid), validStop);
 
   nodes.superseded.addEventListener("change", () => onChange({ showSuperseded: nodes.superseded.checked }));
-  nodes.reset.addEventListener("click", () => onChange({
-    asOfRecord: null, asOfValid: null, hiddenTypes: new Set(), showSuperseded: Boolean(memory.showSuperseded) }));
+  if (nodes.archived) nodes.archived.addEventListener("change", () => onChange({ hideArchived: nodes.archived.checked }));
+  nodes.reset.addEventListener("click", () => onChange({ asOfRecord: null, asOfValid: null, hiddenTypes: new Set(),
+    showSuperseded: Boolean(memory.showSuperseded), hideArchived: false }));
   for (const chip of nodes.chips) {
     chip.addEventListener("click", () => {
       const hidden = new Set(view.hiddenTypes);

@@ -14,9 +14,24 @@ function createDetailPanel(memory, view, panel, actions) {
                           "data-ref-id": entity.id }, label || entity.name);
   }
 
-  function factRef(fact) {
+  // A link to `fact` from the card of `from`: where both read the same (two versions of one
+  // memory: "memory c96a99b6 filed_under ownership"), the link names what differs instead.
+  function factRef(fact, from) {
     return el("button", { type: "button", className: "ref ref-fact", "data-ref-kind": "fact",
-                          "data-ref-id": fact.id }, factLabel(fact));
+                          "data-ref-id": fact.id }, from ? differenceLabel(fact, from) : factLabel(fact));
+  }
+
+  function differenceLabel(fact, from) {
+    const label = factLabel(fact);
+    if (label !== factLabel(from)) return label;
+    if (fact.description && fact.description !== from.description) return "\u201c" + firstWords(fact.description) + "\u201d";
+    if (fact.validFrom && fact.validFrom !== from.validFrom) return label + ", valid from " + fact.validFrom;
+    return label + " (" + shortId(fact.id) + ")";
+  }
+
+  function firstWords(text) {
+    const words = text.trim().split(/\s+/);
+    return words.length > 8 ? words.slice(0, 8).join(" ") + "\u2026" : words.join(" ");
   }
 
   function evidenceList(fact) {
@@ -44,15 +59,15 @@ function createDetailPanel(memory, view, panel, actions) {
            el("span", { className: "contested-reason" }, c.reason || "(no reason given)")),
         el("p", { className: "fact-meta" }, "confidence " + confidence + " \u00b7 raised by " + (c.actor || "?") +
            " \u00b7 " + shortTime(memory.times[c.recordedAt])),
-        others.length ? el("p", { className: "contested-other" }, "conflicts with ", others.map(factRef)) : null);
+        others.length ? el("p", { className: "contested-other" }, "conflicts with ", others.map((o) => factRef(o, fact))) : null);
     });
   }
 
-  function supersededBox(state) {
+  function supersededBox(fact, state) {
     if (!RETIRED.has(state.status)) return null;
     return el("div", { className: "retired-box" },
       el("p", null, state.status === "superseded" ? "superseded" : "retracted",
-         state.supersededByFact ? [" by ", factRef(state.supersededByFact)] : null),
+         state.supersededByFact ? [" by ", factRef(state.supersededByFact, fact)] : null),
       state.reason ? el("p", { className: "retired-reason" }, "reason: ", state.reason) : null);
   }
 
@@ -69,6 +84,8 @@ function createDetailPanel(memory, view, panel, actions) {
                    title: look.status === "candidate" ? "awaiting review; not believed until approved" : null }, look.status),
       look.heldThen ? el("span", { className: "status status-held", title: "true at the chosen valid time, superseded later" },
                          "held then") : null,
+      isArchived(state) ? el("span", { className: "status status-archived", title: "kept, but left out of its tool's own reads" },
+                             "archived") : null,
       look.contested ? el("strong", { className: "tag tag-contested" }, "contested") : null,
       fact.functional ? el("span", { className: "status status-functional", title: "one current value per subject" }, "functional") : null,
       fact.reassertions ? el("span", { className: "status" }, "reasserted \u00d7" + fact.reassertions) : null,
@@ -79,12 +96,13 @@ function createDetailPanel(memory, view, panel, actions) {
       el("span", null, "recorded " + shortTime(memory.times[fact.recordedAt])),
       RETIRED.has(state.status) && fact.retiredAt !== -1
         ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null);
-    return el("article", { className: "fact fact-" + state.status + (look.contested ? " is-contested" : ""),
+    return el("article", { className: "fact fact-" + (isArchived(state) ? "archived" : state.status) + (look.contested ? " is-contested" : ""),
                            "data-fact-id": fact.id },
       line, badges,
       fact.description ? el("p", { className: "fact-description" }, fact.description) : null,
       look.contested ? contestedBox(fact, openContradictionsAt(fact, view.asOfRecord)) : null,
-      look.status === "candidate" ? null : supersededBox(state), evidenceList(fact), meta);
+      state.status === "current" && state.reason ? el("p", { className: "fact-state-reason" }, state.reason) : null,
+      look.status === "candidate" ? null : supersededBox(fact, state), evidenceList(fact), meta);
   }
 
   function tombstone(fact) {
@@ -228,7 +246,7 @@ function createDetailPanel(memory, view, panel, actions) {
       panel.append(overview());
       return;
     }
-    const hidden = { superseded: 0, unrecorded: 0, invalid: 0 };
+    const hidden = { superseded: 0, unrecorded: 0, invalid: 0, archived: 0 };
     const sections = [];
     let total = 0;
     lastShown = new Map();
@@ -253,6 +271,7 @@ function createDetailPanel(memory, view, panel, actions) {
         el("button", { type: "button", className: "link-button", id: "detail-show-superseded" }, "Show superseded")));
     }
     if (hidden.unrecorded) notes.push(el("p", { className: "hidden-note" }, plural(hidden.unrecorded, "fact") + " not yet recorded at the as-of time."));
+    if (hidden.archived) notes.push(el("p", { className: "hidden-note" }, plural(hidden.archived, "archived fact") + " hidden."));
     if (hidden.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hidden.invalid, "fact") + " not valid at the chosen valid time."));
     appendAll(panel, [header(entity), actionsRow(entity),
       el("h3", { className: "detail-section" }, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),

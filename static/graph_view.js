@@ -285,7 +285,7 @@ function createGraphView(memory, view, container, events) {
     const nodeUpdates = pending ? pending.nodes : [];
     const edgeUpdates = pending ? pending.edges : [];
     const edgeAdds = [], edgeRemovals = [];
-    const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, theme, labelsShown()];
+    const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, view.hideArchived, theme, labelsShown()];
     const same = stylesFor !== null && view.hiddenTypes === stylesFor.hiddenTypes && key.every((v, i) => v === stylesFor.key[i]);
     if (same) {
       const showLabels = labelsShown();

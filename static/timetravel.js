@@ -43,6 +43,12 @@ function shownStatus(status, contested) {
   return status === "retracted" && contested ? "candidate" : status;
 }
 
+// A current fact whose state says it was archived (mnemo's archive: kept, but left out of mnemo's
+// own reads). store/reads.py `is_archived` says the same for the CLI's counts.
+function isArchived(state) {
+  return state.status === "current" && typeof state.reason === "string" && state.reason.toLowerCase().startsWith("archived");
+}
+
 // Whether a fact is in an open contradiction at record time `at`.
 function contestedAt(fact, at) {
   return at === null ? fact.contested || openContradictionsAt(fact, null).length > 0 : openContradictionsAt(fact, at).length > 0;
@@ -63,6 +69,7 @@ function hiddenWhy(fact, view) {
 function whyHidden(fact, view, state) {
   if (!state) return "unrecorded";
   if (state.status === "forgotten") return "forgotten";
+  if (view.hideArchived && isArchived(state)) return "archived";
   if (view.asOfValid !== null) return holdsAtValid(state, view.asOfValid) ? null : "invalid";
   if (view.showSuperseded || !RETIRED.has(state.status)) return null;
   return state.status === "retracted" && contestedAt(fact, view.asOfRecord) ? null : "superseded"; // a candidate

@@ -17,6 +17,8 @@ from functools import lru_cache
 from itertools import compress, count
 from typing import Any, Iterable, NamedTuple
 
+from memlens.store.reads import is_archived
+
 from .snapshot_index import SnapshotIndex
 from .text_width import char_widths, clip_to_width
 from .time_axis import from_day_number, short_record_time, to_day_number
@@ -97,7 +99,8 @@ class _FactLine:
     def __init__(self, fact: dict[str, Any], valid_from: float | None, valid_to: float | None,
                  events: list[Event], color: str) -> None:
         self.fact_id = fact["id"]
-        self.status = fact.get("status", "")
+        # an archived memory is drawn apart (the timeline key names it); its status stays current
+        self.status = "archived" if is_archived(fact.get("status"), fact.get("reason")) else fact.get("status", "")
         self.contested = bool(fact.get("contested"))
         self.valid_from, self.valid_to = valid_from, valid_to
         self.validity = f"valid {fact.get('valid_from') or '?'} \u2192 {fact.get('valid_to') or 'open'}"

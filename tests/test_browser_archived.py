@@ -1,0 +1,78 @@
+"""A mnemo store's report: an archived memory is marked on its card and its timeline, and the
+filter hides it as mnemo's own reads do; a superseded memory's link names what differs."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from import_fixtures import build_mnemo
+from viewer_fixtures import open_report
+
+from memlens.viewer.model.links import deep_link
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def mnemo_report(cli, tmp_path):
+    source = tmp_path / "memories.db"
+    build_mnemo(source)
+    report = tmp_path / "mnemo.html"
+    assert cli("view", "--from", "mnemo", str(source), "--out", str(report), "--no-open").exit_code == 0
+    snapshot = json.loads(cli("export", "--from", "mnemo", str(source), "--format", "json", "-o", "-").output)
+    return report, snapshot
+
+
+def memory_of(snapshot: dict, words: str) -> tuple[dict, dict]:
+    """The memory (entity) whose version says `words`, and that version (fact)."""
+    fact = next(f for f in snapshot["facts"] if f["description"] == words)
+    return next(e for e in snapshot["entities"] if e["id"] == fact["subject"]), fact
+
+
+def test_an_archived_memory_is_marked_on_its_card_and_timeline_and_the_filter_hides_it(browser, mnemo_report):
+    report, snapshot = mnemo_report
+    archived, fact = memory_of(snapshot, "we used to deploy on fridays")
+    live, live_fact = memory_of(snapshot, "the api listens on 9443")
+    opened = open_report(browser, report, fragment=deep_link("entity", archived["id"]))
+    try:
+        page = opened.page
+        card = page.locator(f'#detail article.fact[data-fact-id="{fact["id"]}"]')
+        assert card.locator(".status-archived").inner_text() == "archived"
+        assert card.locator(".fact-state-reason").inner_text() == "archived by mnemo"
+        page.locator("#hide-archived").check()
+        page.wait_for_function(f'() => !document.querySelector(\'#detail [data-fact-id="{fact["id"]}"]\')')
+        assert "1 archived fact hidden." in page.locator("#detail").inner_text()
+        page.evaluate(f"() => location.hash = {json.dumps(deep_link('entity', live['id']))}")
+        live_card = page.locator(f'#detail article.fact[data-fact-id="{live_fact["id"]}"]')
+        live_card.wait_for()
+        assert live_card.locator(".status-archived").count() == 0      # a live memory: shown, unmarked
+        page.locator("#hide-archived").uncheck()
+        page.locator("#tab-timelines").click()
+        legend = page.locator(".tl-legend").inner_text()
+        assert "archived" in legend
+        archived_rows = page.locator(f'g.tl-row.tl-archived[data-fact="{fact["id"]}"]')
+        live_rows = page.locator(f'g.tl-row.tl-current[data-fact="{live_fact["id"]}"]')
+        assert archived_rows.count() >= 1 and live_rows.count() >= 1
+        page.screenshot(path=str(report.with_suffix(".png")))
+        assert not opened.console_errors
+    finally:
+        opened.close()
+
+
+def test_a_superseded_memorys_link_names_what_differs_from_its_own_title(browser, mnemo_report):
+    report, snapshot = mnemo_report
+    memory, first = memory_of(snapshot, "the api listens on 8080")
+    opened = open_report(browser, report, fragment=deep_link("entity", memory["id"]))
+    try:
+        page = opened.page
+        page.locator("#detail-show-superseded").click()
+        card = page.locator(f'#detail article.fact[data-fact-id="{first["id"]}"]')
+        card.wait_for()
+        title = " ".join(card.locator(".fact-line").inner_text().split())
+        link = card.locator(".retired-box .ref-fact").inner_text()
+        assert title == f"{memory['name']} filed_under infra"
+        assert link == "\u201cthe api listens on 8443\u201d" and link != title
+        page.screenshot(path=str(report.with_name("superseded.png")))
+        assert not opened.console_errors
+    finally:
+        opened.close()
