@@ -19,9 +19,9 @@ from memlens.store.timefmt import RECORD_FORMAT, record_time
 
 # Taken before the importers were made faster; a change here needs a reason in the commit.
 PINNED = {
-    "memoose": ("sha256:33602a6d267c54394a26994b7d0406151e4d0ea636311b6c07fecec3b2b75496", "2026-03-03T15:10:00.000000Z"),
-    "memware": ("sha256:59f13067f03cf06040ee275ddfca7a176898847b30e3eaac0486ef4f6f9addf0", "2026-03-02T12:00:00.000000Z"),
-    "mnemo": ("sha256:9fabbf3deee05475c478cd247a9b71c0fbd58eecddcbeee6c5086f70a66fcd46", "2026-03-02T11:50:00.000000Z"),
+    "memoose": ("sha256:8faa1f64f02085a0c0b038d50b4fdc536e7902156543680cd6c4fbcd9233fc18", "2026-03-03T15:10:00.000000Z"),
+    "memware": ("sha256:8106e1b3fd8135759e4f186c666d9a238b43ccf729b044e455a6280210ad82d0", "2026-03-02T12:00:00.000000Z"),
+    "mnemo": ("sha256:945652dbb4a9024caab0996540509fef270e0a73d3701a2a62fc059a93f636a1", "2026-03-02T11:50:00.000000Z"),
 }
 BUILDERS = {"memoose": build_memoose, "memware": build_memware, "mnemo": build_mnemo}
 
