@@ -15,7 +15,7 @@ from memlens.viewer.reading import read_bundle
 from memlens.viewer.verification import verify_bundle
 
 from . import claude_code
-from .formatting import printable
+from .formatting import Times, printable
 from .options import dataset_group, dataset_options, emit, json_option, read_memory
 
 
@@ -209,7 +209,8 @@ def diff(old, new, db, dataset, as_json):
 
 
 def _echo_changes(changes: dict) -> None:
-    click.echo(f"from {changes['from']['generated_at']} to {changes['to']['generated_at']}")
+    times = Times.of([changes["from"]["generated_at"], changes["to"]["generated_at"]])
+    click.echo(f"from {times(changes['from']['generated_at'])} to {times(changes['to']['generated_at'])} (UTC)")
     if not any(changes["counts"].values()):
         click.echo("no changes")
     for kind, items in changes["changes"].items():
