@@ -11,6 +11,8 @@ import click
 from memlens.store import datasets
 from memlens.store.memory import Memory
 
+from .formatting import printable
+
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
 
@@ -69,13 +71,14 @@ def read_memory(db: str | None, dataset: str | None) -> Memory:
 
 
 def emit(as_json: bool, data: Any, text: Callable[[], None] | str | None = None) -> None:
-    """Data on stdout: JSON when asked, else the text form."""
+    """Data on stdout: JSON when asked (text exactly as stored), else the text form, in which a
+    given string's lines are shown `printable` (a callable prints through formatting's own)."""
     if as_json:
         click.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
     elif callable(text):
         text()
     elif text is not None:
-        click.echo(text)
+        click.echo("\n".join(printable(line) for line in text.split("\n")))
 
 
 def note(message: str) -> None:

@@ -9,8 +9,7 @@ from memlens.store import datasets
 from memlens.store.errors import StoreUnreadable
 from memlens.store.memory import Memory
 
-from .formatting import (Times, echo_candidates, echo_facts, entity_line, fact_line, plural, printable, stats_line,
-                         terminal_width)
+from .formatting import echo_candidates, echo_facts, entity_line, plural, printable, stats_line
 from . import history_text
 from .options import actor_option, dataset_options, emit, note, open_memory, read_memory
 

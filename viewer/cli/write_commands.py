@@ -10,7 +10,7 @@ from memlens.store import datasets, ontology
 from memlens.store.ids import short
 from memlens.store.triples import parse_jsonl, parse_triple
 
-from .formatting import fact_line, plural, printable
+from .formatting import fact_line, plural
 from .options import (actor_option, dataset_group, dataset_options, emit, json_option, note, open_memory,
                       read_memory)
 from .progress import Progress
@@ -98,8 +98,7 @@ def functional(relation, db, dataset, as_json, actor):
     with open_memory(db, dataset, actor) as memory:
         superseded = memory.declare_functional(relation)
     emit(as_json, {"relation": relation, "superseded": superseded},
-         printable(f"{relation} is functional")
-         + (f"; {plural(len(superseded), 'older value')} superseded" if superseded else ""))
+         f"{relation} is functional" + (f"; {plural(len(superseded), 'older value')} superseded" if superseded else ""))
 
 
 @click.command()
@@ -201,7 +200,7 @@ def dismiss(key, reason, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         candidate = memory.dismiss(key, reason)
-    emit(as_json, candidate.as_dict(), printable(f"dismissed {candidate.key}: {candidate.summary}"))
+    emit(as_json, candidate.as_dict(), f"dismissed {candidate.key}: {candidate.summary}")
 
 
 @click.group()
@@ -242,7 +241,7 @@ def forget_fact(fact, with_orphans, db, dataset, as_json, actor):
         text += (f" and {plural(len(done.orphans), 'entity', 'entities')} only it named: "
                  f"{', '.join(short(i) for i, _ in done.orphans)}")
     elif done.orphans:
-        names = printable(", ".join(repr(name) for _, name in done.orphans))
+        names = ", ".join(repr(name) for _, name in done.orphans)
         text += (f"; no fact names these entities any more, and their names stay: {names} "
                  "(forget them with --with-orphans, or `memlens forget entity NAME`)")
     emit(as_json, done.as_dict(), text)
@@ -280,7 +279,7 @@ def merge(keep, drop, db, dataset, as_json, actor):
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         moved = memory.merge(keep, drop)
     emit(as_json, {"kept": keep, "dropped": drop, "moved": moved},
-         printable(f"merged {drop} into {keep}: ") + f"{plural(len(moved), 'fact')} moved")
+         f"merged {drop} into {keep}: {plural(len(moved), 'fact')} moved")
 
 
 @click.command()
@@ -297,7 +296,7 @@ def describe(name, description, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         entity_id = memory.describe(name, description)
-    emit(as_json, {"entity": entity_id, "description": description}, printable(f"described {name}"))
+    emit(as_json, {"entity": entity_id, "description": description}, f"described {name}")
 
 
 @click.group(invoke_without_command=True)
@@ -332,7 +331,7 @@ def types_list(db, dataset, as_json):
     else:  # a read creates no store: these are the types a first `remember` will find
         names = ontology.default_types()
         note(f"no store at {path} yet; every new dataset starts with these types")
-    emit(as_json, names, "\n".join(map(printable, names)))
+    emit(as_json, names, "\n".join(names))
 
 
 @types.command("add")
@@ -348,7 +347,7 @@ def types_add(name, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor) as memory:
         added = memory.add_type(name)
-    emit(as_json, {"type": added}, printable(f"type {added} is known"))
+    emit(as_json, {"type": added}, f"type {added} is known")
 
 
 COMMANDS = [remember, functional, supersede, restore, retract, contest, dismiss, forget, merge, describe, types]
