@@ -228,3 +228,25 @@ def test_a_forgotten_fact_said_again_is_current_with_its_forgotten_past_as_dates
     assert [v["status"] for v in fact["history"]] == ["current", "forgotten", "current"]
     assert fact["history"][0]["reason"] is None and fact["recorded_at"] == fact["history"][0]["from"]
     assert "first-life-text" not in json.dumps(snapshot) and "old evidence" not in json.dumps(snapshot)
+
+
+def test_a_relation_memoose_extracted_from_a_chunk_carries_the_chunk_as_evidence(tmp_path: Path):
+    path = tmp_path / "proj-1a2b3c4d.sqlite"
+    ids = build_memoose(path)
+    before = worklist_of_snapshot(read_snapshot("memoose", path))
+    assert f"unsupported:{short(ids['my'])}" in {c.key for c in before}   # no evidence, no chunk
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("UPDATE relations SET chunk_id = 'chunk-17' WHERE id = ?", (ids["my"],))
+    snapshot = read_snapshot("memoose", path)
+    facts = facts_by_id(snapshot)
+    assert facts[ids["my"]]["evidence"] == ["memoose chunk chunk-17"]
+    assert facts[ids["pg"]]["evidence"] == ["repo://db.py#L1-L9"]          # no chunk: its own evidence only
+    assert f"unsupported:{short(ids['my'])}" not in {c.key for c in worklist_of_snapshot(snapshot)}
+
+
+def test_a_superseded_relation_holds_until_its_successor_begins(store):
+    snapshot, ids = store
+    facts = facts_by_id(snapshot)
+    assert (facts[ids["acme"]]["valid_from"], facts[ids["acme"]]["valid_to"]) == ("2024-01-01", "2025-06-01")
+    assert facts[ids["acme"]]["history"][-1]["valid_to"] == "2025-06-01"
+    assert (facts[ids["globex"]]["status"], facts[ids["globex"]]["valid_to"]) == ("current", None)
