@@ -157,7 +157,11 @@ function createControls(memory, view, nodes, onChange) {
   stepKeys(nodes.valid, memory.validTimes.length, () => (view.asOfValid === null ? null : lastValid), validStop);
 
   nodes.superseded.addEventListener("change", () => onChange({ showSuperseded: nodes.superseded.checked }));
-  if (nodes.archived) nodes.archived.addEventListener("change", () => onChange({ hideArchived: nodes.archived.checked }));
+  if (nodes.archived) {
+    nodes.archived.addEventListener("change", () => onChange({ hideArchived: nodes.archived.checked }));
+    // a memory that archives nothing (memlens's own) is not offered the filter
+    nodes.archived.closest("label").hidden = !memory.facts.some(isArchived);
+  }
   nodes.reset.addEventListener("click", () => onChange({ asOfRecord: null, asOfValid: null, hiddenTypes: new Set(),
     showSuperseded: Boolean(memory.showSuperseded), hideArchived: false }));
   for (const chip of nodes.chips) {

@@ -76,3 +76,15 @@ def test_a_superseded_memorys_link_names_what_differs_from_its_own_title(browser
         assert not opened.console_errors
     finally:
         opened.close()
+
+
+def test_a_memory_without_archived_facts_is_not_offered_the_filter(browser, cli, mnemo_report, tmp_path):
+    assert cli("demo").exit_code == 0
+    demo = tmp_path / "demo.html"
+    assert cli("view", "-d", "demo", "--out", str(demo), "--no-open").exit_code == 0
+    for report, offered in ((demo, False), (mnemo_report[0], True)):
+        opened = open_report(browser, report)
+        try:
+            assert opened.page.locator("#hide-archived").is_visible() == offered
+        finally:
+            opened.close()
