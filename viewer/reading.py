@@ -24,17 +24,18 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memlens.store import json_input
 from memlens.store.errors import InvalidInput
+from memlens.store.regular_files import read_regular
 from memlens.store.snapshot import FORMAT
 from memlens.store.snapshot_diff import digest
 
 from .model.palette import TypeLook
-from .report.codec import (FACTS_BLOCK, MAIN_BLOCK, BundleUnreadable, decode, decode_digest, decode_layout,
+from .report.codec import (FACTS_BLOCK, MAIN_BLOCK, PAGE_BLOCK, SNAPSHOT_BLOCKS, BundleUnreadable, decode, decode_digest, decode_layout,
                            decode_looks, decoded, parse_blocks, read_blocks, read_page)
 
 if TYPE_CHECKING:
     from .site.previous import CheckedFiles
 
-__all__ = ["BundleUnreadable", "CarriedOver", "read_bundle", "read_digest", "read_layout", "read_looks",
+__all__ = ["BundleUnreadable", "CarriedOver", "ReportParts", "read_bundle", "read_report_parts", "read_digest", "read_layout", "read_looks",
            "carried_over", "bundle_exists"]
 
 
@@ -47,15 +48,30 @@ def read_bundle(path: str | PathLike[str]) -> dict[str, Any]:
     bundle = Path(path)
     if bundle.is_dir():
         return _site_snapshot(bundle)
+    return read_report_parts(bundle).snapshot
+
+
+@dataclass(frozen=True)
+class ReportParts:
+    """A bundle file read back: its snapshot and, for a report, the page and its parsed blocks
+    (codec.PAGE_BLOCK's too, where it has one), which `memlens verify` draws the page again from."""
+
+    snapshot: dict[str, Any]
+    page: bytes | None = None
+    blocks: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def read_report_parts(bundle: Path) -> ReportParts:
+    """A report or snapshot JSON file, read back (see the module's contract)."""
     data = _read(bundle, f"{bundle}: no such report, site or snapshot")
     if data.startswith(_SQLITE):
         raise BundleUnreadable(f"{bundle} is a store, not a bundle: export it (memlens export --db {bundle} ...)")
     if data.lstrip()[:1] == b"{":
-        return _snapshot_json(data, bundle)
+        return ReportParts(_snapshot_json(data, bundle))
     if b'id="memlens-data"' not in data:   # no report's data block, of any memlens version
         raise BundleUnreadable(f"{bundle} is not a memlens report, site or snapshot")
-    blocks = parse_blocks(data, str(bundle))
-    return decoded(bundle, "data", lambda: decode(blocks))
+    blocks = parse_blocks(data, str(bundle), (*SNAPSHOT_BLOCKS, PAGE_BLOCK))
+    return ReportParts(decoded(bundle, "data", lambda: decode(blocks)), data, blocks)
 
 
 def bundle_exists(path: Path, fmt: str) -> bool:
@@ -200,8 +216,10 @@ def _json_file(path: Path) -> Any:
 def _read(path: Path, missing: str) -> bytes:
     """The file's bytes; BundleUnreadable saying `missing` when there is no such file."""
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         raise BundleUnreadable(missing) from None
+    except InvalidInput as exc:   # a FIFO, a device, a file too large (store/regular_files.py)
+        raise BundleUnreadable(str(exc)) from None
     except OSError as exc:
         raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -1,31 +1,54 @@
-"""`memlens verify`: recompute a bundle's digests and name the first thing that does not match.
+"""`memlens verify`: check every byte of a bundle against what memlens writes from the bundle's own
+sealed data, and name the first thing that does not match.
 
-A snapshot is checked against its seal (store/snapshot_seal.py: every record, the ledger's hash
-chain, the snapshot's hash); a site's snapshot.json that way, then every file against the sha256
-its manifest.json lists.
+- A snapshot is checked against its seal (store/snapshot_seal.py: every record, the ledger's hash
+  chain, the snapshot's hash).
+- A report: its data, so; then its page is drawn again from that data and compared byte for byte
+  (report/page_check.py), naming the part of the page, the entity or the fact that differs. A report
+  drawn by another memlens version is checked as far as its data, and the result says so.
+- A site: its snapshot.json, so; then every file against the sha256 its manifest.json lists, every
+  file of the folder listed, and each one a regular file inside the folder (no links, no FIFOs).
+
+It proves integrity, not authorship: anyone can write a bundle that verifies.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import stat
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from memlens.store.errors import SnapshotAltered
+from memlens.store.errors import InvalidInput, SnapshotAltered
+from memlens.store.regular_files import kind_of, open_regular, read_regular
 from memlens.store.snapshot_seal import check_seal
 
-from .reading import BundleUnreadable, read_bundle
-from .site.previous import file_sha256
+from .reading import BundleUnreadable, read_bundle, read_report_parts
+
+MANIFEST_LIMIT = 256 << 20   # a manifest lists a file per line: 100,000 entities' site is about 20 MB
+PROVES = "integrity, not authorship: anyone can write a bundle that verifies"
 
 
 def verify_bundle(path: str | PathLike[str]) -> dict[str, Any]:
-    """What was checked, counted; raises SnapshotAltered naming the first difference."""
+    """What was checked, counted (and `page`: whether a report's page was checked byte for byte,
+    `unchecked`: why not); raises SnapshotAltered naming the first difference."""
     bundle = Path(path)
-    snapshot = read_bundle(bundle)
-    where = str(bundle / "snapshot.json") if bundle.is_dir() else str(bundle)
-    checked = check_seal(snapshot, where)
     if bundle.is_dir():
+        snapshot = read_bundle(bundle)
+        checked = check_seal(snapshot, str(bundle / "snapshot.json"))
         checked["files"] = _check_manifest(bundle, snapshot["hash"])
+        return checked
+    parts = read_report_parts(bundle)
+    checked = check_seal(parts.snapshot, str(bundle))
+    if parts.page is not None:
+        from .report.page_check import check_page
+
+        page = check_page(parts.page, str(bundle), parts.blocks, parts.snapshot)
+        checked["page"] = page.checked
+        if not page.checked:
+            checked["unchecked"] = f"the page around the data was not checked: {page.why}"
     return checked
 
 
@@ -35,31 +58,67 @@ def _check_manifest(site: Path, snapshot_hash: str) -> int:
         raise SnapshotAltered(f"{site / 'manifest.json'}: its hash is not the hash of snapshot.json")
     files = manifest["files"]
     for name, expected in sorted(files.items()):
-        file = site / name
-        if not _inside(site, file) or not file.is_file():
-            raise SnapshotAltered(f"{site}: {name[:200]} is listed in the manifest but missing")
-        if file_sha256(file.read_bytes()) != expected:
-            raise SnapshotAltered(f"{file} differs from the sha256 its manifest lists")
-    extra = sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
-                   if p.is_file() and p.relative_to(site).as_posix() not in files)
-    if extra and extra != ["manifest.json"]:
-        raise SnapshotAltered(f"{site / next(e for e in extra if e != 'manifest.json')} is not in the manifest")
+        if _sha256_of(site, name) != expected:
+            raise SnapshotAltered(f"{site / name} differs from the sha256 its manifest lists")
+    extra = sorted(set(_files_in(site)) - set(files) - {"manifest.json"})
+    if extra:
+        raise SnapshotAltered(f"{site / extra[0]} is not in the manifest")
     return len(files)
 
 
 def _manifest(site: Path) -> dict[str, Any]:
+    path = site / "manifest.json"
     try:
-        manifest = json.loads((site / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads(read_regular(path, limit=MANIFEST_LIMIT, follow=False))
     except FileNotFoundError:
         raise BundleUnreadable(f"{site} has no manifest.json; it is not a memlens site") from None
+    except InvalidInput as exc:
+        raise BundleUnreadable(str(exc)) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise BundleUnreadable(f"cannot read {site / 'manifest.json'}: {exc}") from None
+        raise BundleUnreadable(f"cannot read {path}: {exc}") from None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("files"), dict)
             and all(isinstance(v, str) for v in manifest["files"].values())):
-        raise BundleUnreadable(f"{site / 'manifest.json'} does not list the site's files and their sha256")
+        raise BundleUnreadable(f"{path} does not list the site's files and their sha256")
     return manifest
 
 
-def _inside(site: Path, file: Path) -> bool:
-    """A manifest names files in the site; a name that leads out of it is not read."""
-    return file.resolve().is_relative_to(site.resolve())
+def _sha256_of(site: Path, name: str) -> str:
+    """The sha256 of the site's file `name` as its manifest lists it (store the name as the
+    manifest gives it), read only if `name` is a plain relative path to a regular file of the site,
+    reached through real folders: a link, a FIFO or a device is the first thing that differs."""
+    shown = repr(name[:200])
+    parts = name.split("/")
+    if "\0" in name or "\\" in name or any(part in ("", ".", "..") for part in parts) or ":" in parts[0]:
+        raise SnapshotAltered(f"{site}: the manifest lists {shown}, which is no file name inside the site")
+    place = site
+    for number, part in enumerate(parts, start=1):
+        place = place / part
+        try:
+            mode = os.lstat(place).st_mode
+        except OSError:
+            raise SnapshotAltered(f"{site}: {name[:200]} is listed in the manifest but missing") from None
+        wanted = stat.S_ISREG if number == len(parts) else stat.S_ISDIR
+        if not wanted(mode):
+            raise SnapshotAltered(f"{site}: {shown} is listed in the manifest, but {place.relative_to(site).as_posix()!r} "
+                                  f"is {kind_of(mode)}; memlens writes a site of regular files and folders")
+    digest = hashlib.sha256()
+    try:
+        with os.fdopen(open_regular(place, follow=False), "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    except InvalidInput as exc:
+        raise SnapshotAltered(str(exc)) from None
+    except OSError as exc:
+        raise BundleUnreadable(f"cannot read {place}: {exc.strerror or exc}") from None
+    return "sha256:" + digest.hexdigest()
+
+
+def _files_in(site: Path) -> list[str]:
+    """Every file under `site` by its name relative to it; links are not followed, and one that is
+    not in the manifest is an extra like any file."""
+    found = []
+    for folder, folders, names in os.walk(site, followlinks=False):
+        relative = Path(folder).relative_to(site)
+        for name in names + [f for f in folders if os.path.islink(os.path.join(folder, f))]:
+            found.append((relative / name).as_posix())
+    return found

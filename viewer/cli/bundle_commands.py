@@ -12,7 +12,7 @@ from memlens.store.memory import Memory
 from memlens.store.snapshot_diff import diff as snapshot_diff
 from memlens.viewer import regeneration
 from memlens.viewer.reading import read_bundle
-from memlens.viewer.verification import verify_bundle
+from memlens.viewer.verification import PROVES, verify_bundle
 
 from . import claude_code
 from .formatting import Times, printable
@@ -228,12 +228,16 @@ def _echo_changes(changes: dict) -> None:
 @click.argument("bundle")
 @json_option
 def verify(bundle, as_json):
-    """Check that BUNDLE (a report, a site folder or a snapshot JSON) is what memlens wrote.
+    """Check every byte of BUNDLE (a report, a site folder or a snapshot JSON) against what memlens
+    writes from the bundle's own sealed data.
 
     Recomputes the digest of every entity, fact, contradiction and dismissal, the ledger's hash
-    chain and the snapshot's hash, and for a site every file's sha256 in its manifest. Exits 1
-    naming the first thing that does not match. It finds changes; it cannot tell who made the
-    bundle.
+    chain and the snapshot's hash (the seal); for a report, draws its page again from that data
+    and compares every byte; for a site, every file's sha256 in its manifest. Exits 1 naming the
+    first thing that differs: an entity, a fact, a ledger row, a file or a place in the page.
+
+    It proves integrity, not authorship: the bundle is what memlens writes from the data it
+    carries, but anyone can write a bundle that verifies. It is no signature.
 
     \b
     Examples:
@@ -241,10 +245,22 @@ def verify(bundle, as_json):
       memlens verify docs/memory-site/
     """
     checked = verify_bundle(bundle)
-    files = f", {checked['files']} files" if "files" in checked else ""
-    emit(as_json, dict(checked, bundle=bundle, ok=True),
-         f"ok: {bundle}: {checked['entities']} entities, {checked['facts']} facts, {checked['ledger']} ledger rows"
-         f"{files} match; hash {checked['hash'][:19]}")
+    if "files" in checked:
+        what = f", {checked['files']} files"
+    elif checked.get("page"):
+        what = " and every byte of the page"
+    else:
+        what = ""
+    emit(as_json, dict(checked, bundle=bundle, ok=True, proves=PROVES),
+         lambda: _echo_verified(bundle, checked, what))
+
+
+def _echo_verified(bundle: str, checked: dict, what: str) -> None:
+    click.echo(f"ok: {bundle}: {checked['entities']} entities, {checked['facts']} facts, {checked['ledger']} "
+               f"ledger rows{what} match its sealed data; hash {checked['hash'][:19]}")
+    if "unchecked" in checked:
+        click.echo(f"note: {checked['unchecked']}")
+    click.echo(f"this proves {PROVES}")
 
 
 COMMANDS = [bundles, hooks, diff, verify]

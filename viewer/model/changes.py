@@ -108,6 +108,17 @@ def _bare_item(entry: dict[str, Any], what: str) -> ChangeItem:
     return ChangeItem(item_id, f"{what} {item_id[:8]}")
 
 
+def shown_changes(changes: dict[str, Any]) -> dict[str, Any]:
+    """The part of a diff that `changes_view` reads (its ends, every count, each group's first
+    ITEMS_PER_GROUP items): what a report keeps to be drawn again by `memlens verify`."""
+    if not isinstance(changes, dict) or not isinstance(changes.get("changes"), dict):
+        raise ChangesFormatError("changes must be the dict returned by snapshot_diff.diff(old, new)")
+    listed, counts = changes["changes"], changes.get("counts") or {}
+    return {"from": changes.get("from"), "to": changes.get("to"),
+            "counts": {key: int(counts.get(key, len(listed.get(key) or []))) for key, _, _ in GROUPS},
+            "changes": {key: (listed.get(key) or [])[:ITEMS_PER_GROUP] for key, _, _ in GROUPS}}
+
+
 def changes_view(changes: dict[str, Any], snapshot: dict[str, Any], links: Links,
                  index: SnapshotIndex | None = None) -> ChangesView:
     """The page model of a diff against `snapshot` (the newer side), linked with `links`."""

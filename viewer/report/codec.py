@@ -53,8 +53,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import orjson
 
-from memlens.store.errors import BundleError
+from memlens.store.errors import BundleError, InvalidInput
 from memlens.store.maintenance import content_of
+from memlens.store.regular_files import read_regular
 
 from ..model.columns import FACT_FIELDS, Columns
 from ..model.palette import TypeLook
@@ -80,6 +81,9 @@ SEAL_BLOCK = "memlens-seal"
 BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK, MAINTENANCE_BLOCK)   # in every page
 SNAPSHOT_BLOCKS = (*BLOCKS, SEAL_BLOCK)   # what reading a snapshot back takes: the seal's where there is one
 TIMELINES_BLOCK = "memlens-timelines"
+# what the page around the data is drawn from besides the snapshot, which only `memlens verify` reads
+# (to draw the page again and compare): the code that drew it and the changes its panel shows
+PAGE_BLOCK = "memlens-page"
 BLOCK_TYPE = "application/gzip"
 # zlib's level 4: at 100,000 entities the blocks are 23.4 MB in 1.0 s of CPU; level 6, 22.3 MB in
 # 2.2 s; level 1, 26.1 MB in 0.7 s (and the worker thread does it while the page is rendered)
@@ -642,6 +646,11 @@ def drawings_block(drawings: dict[str, str]) -> Block:
     return Block(TIMELINES_BLOCK, _compressed(_json({"version": PAGE_DATA_VERSION, "drawings": drawings})))
 
 
+def page_record_block(record: dict[str, Any]) -> Block:
+    """PAGE_BLOCK: `record` (renderer, memlens version, the changes shown; see report/page_check.py)."""
+    return Block(PAGE_BLOCK, _compressed(_json({"version": PAGE_DATA_VERSION, **record})))
+
+
 def _json(model: dict[str, Any]) -> bytes:
     """Compact JSON, keys sorted. orjson writes what the standard encoder would, three times as
     fast (most of a second at 100,000 entities); the standard one is kept for what orjson refuses,
@@ -660,20 +669,38 @@ def _compressed(data: bytes) -> str:
     return base64.b64encode(_GZIP_HEADER + body + trailer).decode("ascii")
 
 
-def _decompressed(text: bytes) -> bytes:
-    """The data of one element's text; ValueError if it is not whole base64 of one whole gzip stream."""
+def _decompressed(text: bytes, limit: int) -> bytes:
+    """The data of one element's text; ValueError if it is not whole base64 of one whole gzip stream,
+    or if it inflates past `limit` bytes (inflated no further: a gzip bomb costs at most the limit)."""
     try:
         packed = base64.b64decode(text, validate=True)
     except binascii.Error as exc:
         raise ValueError(f"not base64 ({exc})") from None
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip stream: its CRC and length are checked
     try:
-        data = inflate.decompress(packed)
+        data = inflate.decompress(packed, limit + 1)
     except zlib.error as exc:
         raise ValueError(f"not gzip, or damaged ({exc})") from None
+    if len(data) > limit:
+        raise InflatesTooFar(f"it inflates past {limit:,} bytes")
     if not inflate.eof or inflate.unused_data:
         raise ValueError("its gzip stream is cut short or followed by other bytes")
     return data
+
+
+class InflatesTooFar(ValueError):
+    """A block whose data is larger than a report of its size can hold."""
+
+
+# what a report's blocks may inflate to, together: INFLATE_RATIO times the page's size (real reports
+# inflate 3.4 times at 100,000 entities; compressed data is three quarters of their bytes) and at
+# least INFLATE_FLOOR, never more than INFLATE_LIMIT (ten times the data of a 100,000-entity report)
+INFLATE_RATIO, INFLATE_FLOOR, INFLATE_LIMIT = 32, 16 << 20, 1 << 30
+
+
+def inflate_limit(page_size: int) -> int:
+    """How many bytes the blocks of a page of `page_size` bytes may inflate to, together."""
+    return min(INFLATE_LIMIT, max(INFLATE_FLOOR, INFLATE_RATIO * page_size))
 
 
 # -- decoding: the blocks -> the snapshot ----------------------------------------------------------------
@@ -844,7 +871,10 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = SNAPSHOT_BLOCK
             raise BundleUnreadable(f"{path} has two {name} blocks; it is not a report memlens wrote")
         found[name] = match.group(2)
     blocks = {}
+    budget = inflate_limit(len(page))
     for name in names:
+        if name == PAGE_BLOCK and name not in found:
+            continue  # a report written before pages carried their record
         if name == MAINTENANCE_BLOCK and name not in found and blocks.get(MAIN_BLOCK, {}).get("version") == FIRST_VERSION:
             continue  # memlens-page/1 kept the maintenance lists in the main block
         if name == SEAL_BLOCK and name not in found and _seal_in_main(blocks.get(MAIN_BLOCK)):
@@ -854,7 +884,13 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = SNAPSHOT_BLOCK
             raise BundleUnreadable(f"{path} was written by an older memlens; its data cannot be read back" if older
                                    else f"{path} has no {name} block; it is not a memlens report")
         try:
-            block = orjson.loads(_decompressed(found.pop(name)))
+            data = _decompressed(found.pop(name), budget)
+            budget -= len(data)
+            block = orjson.loads(data)
+        except InflatesTooFar as exc:
+            raise BundleUnreadable(f"{path}: its {name} block is refused: {exc}, more than a report of "
+                                   f"{len(page):,} bytes holds (at most {INFLATE_RATIO} times its size, and "
+                                   f"{INFLATE_LIMIT:,} bytes)") from None
         except ValueError as exc:  # orjson.JSONDecodeError is one
             raise BundleUnreadable(f"{path}: its {name} block is damaged: {exc}") from None
         version = block.get("version") if isinstance(block, dict) else None
@@ -871,8 +907,11 @@ def _seal_in_main(main: dict[str, Any] | None) -> bool:
 
 
 def read_page(path: str | PathLike[str]) -> bytes:
+    """The page's bytes: a regular file of a bounded size (store/regular_files.py), else BundleUnreadable."""
     try:
-        return Path(path).read_bytes()
+        return read_regular(path)
+    except InvalidInput as exc:   # a FIFO, a device, a file too large
+        raise BundleUnreadable(str(exc)) from None
     except OSError as exc:
         raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
 

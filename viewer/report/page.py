@@ -24,7 +24,8 @@ from ..model.timeline_svg import timeline_svg
 from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
 from . import assets
 from .csp import content_security_policy
-from .codec import Block, drawings_block, page_blocks
+from .codec import Block, drawings_block, page_blocks, page_record_block
+from .renderer import page_record
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
 TIMELINES_DRAWN = 12       # timelines of each kind drawn at load; the others wait in a data block
@@ -244,6 +245,8 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     if folded:
         drawing = environment().get_template("_timeline.html").module.timeline_drawing
         blocks = [*blocks, drawings_block({t.anchor: str(drawing(t)) for t in folded})]
+    if site is None:  # a site's pages are checked against its manifest instead
+        blocks = [*blocks, page_record_block(page_record(changes))]
     links: Links = site.links if site else ReportLinks(index.entities, index.facts)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),
