@@ -1,14 +1,17 @@
 """Bundles a dataset keeps up to date, and regenerating them only when the store changed.
 
 The configuration lives in `$MEMLENS_HOME/bundles.json`, keyed by the store's resolved path, so
-it is no part of the memory (writing it changes no content hash). Whether a bundle is current is
-read from the bundle itself: the report's `memlens-snapshot-hash` meta tag, the site's manifest.
-Nothing heavy (jinja2, networkx) is imported until a bundle really has to be written, so a no-op
+it is no part of the memory (writing it changes no content hash). A bundle is current when it
+claims the store's hash (the report's `memlens-snapshot-hash` meta tag, the site's graph page's)
+and its bytes are what this memlens recorded writing there (`$MEMLENS_HOME/written.json`): a claim
+alone, which anyone can copy into a forged bundle, never leaves a bundle in place. Nothing heavy (jinja2, networkx) is imported until a bundle really has to be written, so a no-op
 regeneration costs little more than starting Python.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.store import datasets
 from memlens.store.errors import BundleError, InvalidInput, NotFound
+from memlens.store.regular_files import head_of, open_regular, read_regular
 from memlens.store.snapshot_seal import sealed_once
 from memlens.store.temporaries import sweep
 
@@ -106,15 +110,72 @@ def remove(store: Path, path: Path) -> Bundle:
 
 
 def bundle_hash(path: Path, fmt: str) -> str | None:
-    """The snapshot hash the bundle at `path` was built from; None if there is none (yet). Read from
-    the head of its page (a site's graph page): a site's manifest says it too, but parsing the
-    whole manifest took 0.16 s at 100,000 entities, half a no-op `view --if-changed`'s budget."""
+    """The snapshot hash the bundle at `path` claims to be built from; None if there is none (yet).
+    Read from the head of its page (a site's graph page): a site's manifest says it too, but parsing
+    the whole manifest took 0.16 s at 100,000 entities, half a no-op `view --if-changed`'s budget.
+    A claim only: `holds` decides whether the bundle really is that snapshot's."""
     try:
-        with (path / "index.html" if fmt == "site" else path).open("rb") as page:
-            match = _HASH_META.search(page.read(16_384))
+        match = _HASH_META.search(head_of(path / "index.html" if fmt == "site" else path, 16_384))
         return match.group(1).decode() if match else None
-    except OSError:
+    except (OSError, InvalidInput):   # none there, or a FIFO or device where the page should be
         return None
+
+
+def holds(path: Path, fmt: str, snapshot_hash: str) -> bool:
+    """Whether the bundle at `path` is, byte for byte, what this memlens wrote there from the
+    snapshot `snapshot_hash`: its claimed hash is that one and its files' fingerprint is the one
+    recorded when it was written (`record_written`). A bundle that only claims the hash (edited, or
+    forged around the store's own hash) or that this memlens never wrote is written again.
+
+    Checking the bundle's seal against its data would take its whole reading and the seal's
+    digests (1.2 s at 10,000 entities, four times a no-op's 0.3 s budget) and would still pass a
+    report whose page around the data was edited; the fingerprint takes 5 ms there."""
+    if bundle_hash(path, fmt) != snapshot_hash:
+        return False
+    recorded = _read_written().get(_key(path))
+    return recorded == {"hash": snapshot_hash, "fingerprint": _fingerprint(path, fmt)}
+
+
+# a site's fingerprint: its manifest (which lists every file's sha256), its data and its graph page;
+# a page edited behind an intact manifest is found by `memlens verify`, and rewritten by the next
+# regeneration, which checks every file's bytes before carrying it
+_SITE_FINGERPRINTED = ("manifest.json", "snapshot.json", "index.html")
+
+
+def _fingerprint(path: Path, fmt: str) -> str | None:
+    """sha256 over the bundle's fingerprinted files (regular files only); None if one is unreadable."""
+    digest = hashlib.sha256()
+    for file in ([path / name for name in _SITE_FINGERPRINTED] if fmt == "site" else [path]):
+        try:
+            with os.fdopen(open_regular(file), "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+        except (OSError, InvalidInput):
+            return None
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _written_path() -> Path:
+    return datasets.home() / "written.json"
+
+
+def _read_written() -> dict[str, Any]:
+    """Bundle path -> what this memlens last wrote there; a record it cannot read is no record (every
+    bundle is then written again, which is always safe)."""
+    try:
+        written = json.loads(read_regular(_written_path(), limit=64 << 20))
+    except (OSError, InvalidInput, ValueError):
+        return {}
+    return written if isinstance(written, dict) else {}
+
+
+def record_written(path: Path, fmt: str, snapshot_hash: str) -> None:
+    """Remember that the bundle at `path` was just written from `snapshot_hash`, by its fingerprint:
+    kept in $MEMLENS_HOME, no part of the bundle, so no one who can edit the bundle can edit it."""
+    written = _read_written()
+    written[_key(path)] = {"hash": snapshot_hash, "fingerprint": _fingerprint(path, fmt)}
+    atomic_write(_written_path(), json.dumps(written, indent=1, sort_keys=True) + "\n")
 
 
 def load_writer(fmt: str) -> None:
@@ -132,7 +193,7 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     path = Path(bundle.path)
     current = memory.content_hash()
     sweep(path)   # what a killed regeneration left, even when this one has nothing to write
-    if bundle_hash(path, bundle.format) == current:
+    if holds(path, bundle.format, current):
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff
 
@@ -143,6 +204,7 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
         if previous and previous.get("hash") != snapshot["hash"] else None
     write_bundle(snapshot, path, bundle.format, changes=changes, previous_layout=kept.layout,
                  previous_looks=kept.looks, previous_files=kept.files)
+    record_written(path, bundle.format, snapshot["hash"])
     return Regeneration(bundle, True, snapshot["hash"], kept.notes() + kept_note(path, bundle.format))
 
 

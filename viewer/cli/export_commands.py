@@ -172,10 +172,11 @@ def view(out, no_open, show_superseded, if_changed, source, lenient, deleted_tex
             fast_exit.leave(snapshot)
             progress.advance()
             path = Path(out) if out else default_report(name)
-            unchanged = if_changed and regeneration.bundle_hash(path, "html") == snapshot["hash"]
+            unchanged = if_changed and regeneration.holds(path, "html", snapshot["hash"])
             if not unchanged:
                 progress.stage("writing the report")
                 write_format(snapshot, "html", path, show_superseded=show_superseded)
+                regeneration.record_written(path, "html", snapshot["hash"])   # for the next --if-changed
             progress.advance()
         done = regeneration.Regeneration(regeneration.Bundle(str(path), "html"), not unchanged, snapshot["hash"])
     emit(as_json, {"path": str(path), "hash": done.hash, "written": done.written},
