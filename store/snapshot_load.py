@@ -7,6 +7,7 @@ rows, and the ledger. The source's ledger rows are kept (their times and actors,
 the source), followed by one `import` row per entity, fact, contradiction and dismissal and one
 summary row; payloads carry ids and metadata only.
 
+What it accepts is checked first, field by field (snapshot_shape.py): a bundle is untrusted input.
 Only an empty dataset is accepted. Merging two memories needs judgements (which of two
 current values holds, whether two names are one entity) that an import should not make
 silently; import into a new dataset instead.
@@ -22,19 +23,17 @@ from typing import Any
 from . import ledger, search
 from .db import Tx
 from .errors import Conflict, InvalidInput, StoreUnreadable
-from .ids import normalize_name, usable_id
+from .ids import normalize_name
 from .memory import Memory
-from .schema import AUTO_REASON, STATUSES
-from .snapshot import FORMAT
-
-RESOLUTIONS = ("superseded", "retracted", "dismissed", "forgotten", "merged")
-
+from .schema import AUTO_REASON
+from .snapshot_shape import check_loadable
+from .timefmt import utc_now
 
 def load_into(memory: Memory, snapshot: dict[str, Any], *, source: str) -> dict[str, Any]:
     """Write `snapshot` into `memory` (which must be empty); returns what was written, counted."""
     if not re.fullmatch(r"[\w.-]+", source or ""):
         raise InvalidInput(f"import source {source!r} must be a word such as memoose, memware or mnemo")
-    _check_shape(snapshot)
+    check_loadable(snapshot, utc_now())   # the world's time: a store's own clock may be a test's
     actor = f"import:{source}"
     try:
         with memory.writing(actor) as tx:
@@ -170,60 +169,3 @@ def _contradiction(tx: Tx, c: dict[str, Any], source: str) -> None:
          c["recorded_at"], c["resolved_at"], c["resolution"], c["resolution_reason"]),
     )
     tx.log("import", "contradiction", [c["id"], *c["facts"]], source=source, open=c["resolved_at"] is None)
-
-
-# -- shape ---------------------------------------------------------------------------------------
-
-def _check_shape(snapshot: Any) -> None:
-    """Enough of docs/snapshot-format.md to write the snapshot without a half-made dataset."""
-    if not isinstance(snapshot, dict) or snapshot.get("format") != FORMAT:
-        raise InvalidInput(f"not a {FORMAT} snapshot")
-    for key, kind in (("entities", list), ("facts", list), ("contradictions", list), ("dismissals", list),
-                      ("ledger", list), ("ontology", dict), ("generated_at", str), ("hash", str), ("dataset", str)):
-        if not isinstance(snapshot.get(key), kind):
-            raise InvalidInput(f"the snapshot's {key!r} is missing or not a {kind.__name__}")
-    for entity in snapshot["entities"]:
-        _check_ids("entity", entity, "id", "merged_into")
-    for fact in snapshot["facts"]:
-        _check_ids("fact", fact, "id", "subject", "object", "superseded_by")
-        _check_fact(fact)
-    for c in snapshot["contradictions"]:
-        _check_ids("contradiction", c, "id")
-        if not all(usable_id(fid) for fid in c.get("facts") or ()):
-            raise InvalidInput(f"contradiction {_shown(c.get('id'))} names a fact by an unusable id")
-        if len(c.get("facts") or ()) != 2 or c.get("resolution") not in (None, *RESOLUTIONS):
-            raise InvalidInput(f"contradiction {c.get('id')!r} needs two facts and a known resolution")
-        if not 0.0 <= float(c.get("confidence", -1)) <= 1.0:
-            raise InvalidInput(f"contradiction {c.get('id')!r} has a confidence outside 0..1")
-    for number, row in enumerate(snapshot["ledger"], start=1):
-        refs = row.get("refs") if isinstance(row, dict) else None
-        if not isinstance(row, dict) or not isinstance(refs, (list, type(None))) \
-                or not all(usable_id(ref) for ref in refs or ()):
-            raise InvalidInput(f"ledger row {number} is not a record naming what it changed by usable ids")
-
-
-def _check_ids(kind: str, record: Any, key: str, *references: str) -> None:
-    """Ids are data, never paths: text of 1-256 printable characters (see ids.usable_id)."""
-    if not isinstance(record, dict) or not usable_id(record.get(key)):
-        raise InvalidInput(f"a {kind} has a missing or unusable id {_shown(record.get(key) if isinstance(record, dict) else record)}")
-    for name in references:
-        if record.get(name) is not None and not usable_id(record[name]):
-            raise InvalidInput(f"{kind} {_shown(record[key])} has an unusable {name} {_shown(record[name])}")
-
-
-def _shown(value: Any) -> str:
-    """A value in an error message: repr'd, and cut short so a 10,000-character id stays one line."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _check_fact(fact: dict[str, Any]) -> None:
-    history = fact.get("history") or []
-    if fact.get("status") not in STATUSES or not history:
-        raise InvalidInput(f"fact {fact.get('id')!r} needs a known status and at least one version")
-    if history[-1].get("to") is not None or any(v.get("to") is None for v in history[:-1]):
-        raise InvalidInput(f"fact {fact.get('id')!r}: only its last version may be open")
-    if any(v.get("status") not in STATUSES for v in history):
-        raise InvalidInput(f"fact {fact.get('id')!r} has a version with an unknown status")
-    if fact["status"] != "forgotten" and not (fact.get("relation") and fact.get("subject") and fact.get("object")):
-        raise InvalidInput(f"fact {fact.get('id')!r} is not forgotten but has no subject, relation or object")

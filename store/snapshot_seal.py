@@ -195,3 +195,20 @@ def _compare_hash(snapshot: dict[str, Any], chains: list[str], hash_of: str, whe
             raise SnapshotAltered(f"{where}: the snapshot's hash is not the head of its ledger's chain")
     elif snapshot.get("hash") != content_hash(snapshot):
         raise SnapshotAltered(f"{where}: the snapshot's hash is not the hash of its content")
+
+
+def first_record_difference(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """The first record (by list, then place) in which two snapshots differ, named from `a`, or
+    "the ledger"; None if their records and ledgers are the same. Each seal is taken as carried when
+    the snapshot has one (check it first: `check_seal`), else computed."""
+    seal_a, seal_b = (s["seal"] if "seal" in s else seal_of(s) for s in (a, b))
+    for name in RECORD_LISTS:
+        ours, theirs = seal_a["records"][name], seal_b["records"][name]
+        if ours == theirs:
+            continue
+        for number in range(0, max(len(ours), len(theirs)), _SHORT):
+            if ours[number:number + _SHORT] != theirs[number:number + _SHORT]:
+                index = number // _SHORT
+                records = a[name]
+                return _record_name(name, records[index], index) if index < len(records) else f"{name} past {len(records)}"
+    return "the ledger" if seal_a["ledger"] != seal_b["ledger"] else None

@@ -74,9 +74,28 @@ def test_an_altered_bundle_is_refused_and_no_dataset_is_made(cli, demo_site):
     result = cli("import", "--from", "memlens", str(demo_site), "-d", "teammate")
     assert result.exit_code == 1 and f"fact {fact['id']!r}" in result.output
     assert not datasets.path_for("teammate").exists()
-    del snapshot["seal"]  # a bundle from before seals is taken as it is
+    del snapshot["seal"]  # a bundle without a seal: taken only when asked, unchecked (see below)
     snapshot_file.write_text(json.dumps(snapshot))
-    assert cli("import", "--from", "memlens", str(demo_site), "-d", "teammate").exit_code == 0
+    assert cli("import", "--from", "memlens", str(demo_site), "-d", "teammate", "--unsealed").exit_code == 0
+
+
+def test_a_bundle_without_a_seal_is_refused_unless_unsealed_is_given(cli, demo_site):
+    snapshot_file = demo_site / "snapshot.json"
+    assert cli("import", "--from", "memlens", str(demo_site), "-d", "sealed").exit_code == 0
+    snapshot = json.loads(snapshot_file.read_text())
+    del snapshot["seal"]
+    snapshot_file.write_text(json.dumps(snapshot))
+    refused = cli("import", "--from", "memlens", str(demo_site), "-d", "teammate")
+    assert refused.exit_code == 1 and len(refused.output.splitlines()) == 1
+    assert refused.output.startswith(f"Error: {demo_site} carries no seal") and "--unsealed" in refused.output
+    assert not datasets.path_for("teammate").exists()
+    taken = cli("import", "--from", "memlens", str(demo_site), "-d", "teammate", "--unsealed")
+    assert taken.exit_code == 0, taken.output
+    assert "carries no seal: its data is imported as it is, unchecked" in taken.stderr
+    with Memory(datasets.path_for("teammate"), readonly=True) as unsealed, \
+            Memory(datasets.path_for("sealed"), readonly=True) as sealed:
+        assert unsealed.stats() == sealed.stats()
+    assert cli("import", "--from", "memoose", "--unsealed", "-d", "other").exit_code == 2
 
 
 def test_what_is_not_a_bundle_is_refused_in_one_line(cli, tmp_path):

@@ -137,7 +137,7 @@ def test_a_ledger_row_naming_something_by_an_unusable_id_is_refused_in_one_line(
     broken = json.loads(json.dumps(snapshot))
     broken["ledger"][-1]["refs"] = refs
     with Memory(tmp_path / "target.sqlite", clock=StepClock()) as memory:
-        with pytest.raises(InvalidInput, match=f"ledger row {len(broken['ledger'])} is not a record"):
+        with pytest.raises(InvalidInput, match=f"ledger row {len(broken['ledger'])}: its 'refs' is .*, not a list of ids"):
             load_into(memory, broken, source="memware")
         assert memory.ledger() == []
         assert load_into(memory, snapshot, source="memware")["facts"] > 0

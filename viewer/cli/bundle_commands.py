@@ -7,16 +7,18 @@ from pathlib import Path
 import click
 
 from memlens.store import datasets
-from memlens.store.errors import InvalidInput
+from memlens.store.errors import InvalidInput, SnapshotAltered
+from memlens.store.regular_files import head_of
+from memlens.store.snapshot_seal import check_seal, first_record_difference
 from memlens.store.memory import Memory
-from memlens.store.snapshot_diff import diff as snapshot_diff
+from memlens.store.snapshot_diff import check_diffable, diff as snapshot_diff
 from memlens.viewer import regeneration
 from memlens.viewer.reading import read_bundle
 from memlens.viewer.verification import PROVES, verify_bundle
 
 from . import claude_code
 from .formatting import Times, printable
-from .options import dataset_group, dataset_options, emit, json_option, read_memory
+from .options import dataset_group, dataset_options, emit, json_option, note, read_memory
 
 
 @click.group()
@@ -167,17 +169,22 @@ def hooks_uninstall(host, scope, as_json):
 
 
 def load_snapshot(reference: str) -> dict:
-    """A snapshot from a memlens store, or from a bundle: a site folder, a snapshot JSON file or a report."""
+    """A snapshot from a memlens store, or from a bundle (a site folder, a snapshot JSON file or a
+    report) whose data is checked against its seal: an altered bundle is refused, one without a
+    seal is compared as it is, and said so."""
     path = Path(reference)
     if not path.exists():
         raise InvalidInput(f"{reference}: no such snapshot, report, site or store")
-    if path.is_file():
-        with path.open("rb") as handle:
-            head = handle.read(16)
-        if head.startswith(b"SQLite format 3"):
-            with Memory(path, readonly=True) as memory:
-                return memory.snapshot()
-    return read_bundle(path)
+    if path.is_file() and head_of(path, 16).startswith(b"SQLite format 3"):
+        with Memory(path, readonly=True) as memory:
+            return memory.snapshot()
+    snapshot = read_bundle(path)
+    check_diffable(snapshot, reference)   # what is wrong with its shape says more than its seal would
+    if "seal" in snapshot:
+        check_seal(snapshot, reference)
+    else:
+        note(f"{reference} carries no seal: its data is compared as it is, unchecked")
+    return snapshot
 
 
 @click.command()
@@ -189,7 +196,10 @@ def diff(old, new, db, dataset, as_json):
     Without NEW, to the dataset (--db, -d, or this project's).
 
     Facts added, superseded, restored, retracted, contested, resolved and forgotten (forgotten
-    ones by id only: their text is gone), entities added, merged and removed.
+    ones by id only: their text is gone), entities added, merged and removed. A bundle's data is
+    first checked against its seal (as `memlens verify` does), and two sides claiming the same
+    snapshot hash must hold the same records: "no changes" is never said of a bundle that only
+    carries the other side's hash.
 
     \b
     Examples:
@@ -205,6 +215,11 @@ def diff(old, new, db, dataset, as_json):
     else:
         newer = load_snapshot(new)
     changes = snapshot_diff(older, newer, names=(old, new))
+    if older.get("hash") == newer.get("hash"):
+        differs = first_record_difference(older, newer)
+        if differs is not None:
+            raise SnapshotAltered(f"{old} and {new} carry the same snapshot hash but not the same data ({differs} "
+                                  "differs): one was not written from that state of the memory")
     emit(as_json, changes, lambda: _echo_changes(changes))
 
 

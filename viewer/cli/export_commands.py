@@ -9,6 +9,7 @@ import click
 from memlens.store import datasets, importers
 from memlens.store.canonical import indented_json
 from memlens.store.mcp_memory_import import import_memory_file
+from memlens.store.errors import BundleError
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
@@ -195,17 +196,23 @@ def default_report(name: str) -> Path:
                    "each import records), or memlens for a teammate's report, site or snapshot JSON.")
 @click.argument("source_path", required=False, type=click.Path())
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
+@click.option("--unsealed", is_flag=True,
+              help="With memlens: take a bundle that carries no seal, whose data nothing can check.")
 @lenient_option
 @dataset_options
-def import_command(source, source_path, deleted_text, lenient, db, dataset, as_json):
+def import_command(source, source_path, deleted_text, unsealed, lenient, db, dataset, as_json):
     """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset;
     or record what the MCP memory server's file says now (mcp-memory), again and again.
 
     Ids, both time axes, statuses and history are kept (forgotten facts stay forgotten); the
-    ledger records the import as `import:<tool>`. The source is only read. A memlens bundle is
-    verified first and refused if it differs from what memlens wrote. The MCP server keeps no
+    ledger records the import as `import:<tool>`. The source is only read. The MCP server keeps no
     history: importing its file again into the dataset made from it records what is new,
     retracts what vanished and restores what came back, which gives it a timeline.
+
+    A memlens bundle's data is first checked against its seal and refused if it differs: that
+    proves the data is whole and consistent (not edited by hand, not damaged), not who made it,
+    since anyone can seal a bundle. A bundle without a seal (from a memlens before seals, or
+    stripped of it) is refused unless --unsealed, which takes its data as it is, unchecked.
 
     \b
     Examples:
@@ -214,6 +221,8 @@ def import_command(source, source_path, deleted_text, lenient, db, dataset, as_j
       memlens import --from memlens teammate-report.html -d teammate
       memlens import --from mcp-memory -d mcp-memory   # run it again after each session
     """
+    if unsealed and source != "memlens":
+        raise click.UsageError("--unsealed goes with --from memlens")
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
     if source == importers.mcp_memory_file.TOOL:
@@ -223,7 +232,7 @@ def import_command(source, source_path, deleted_text, lenient, db, dataset, as_j
         raise click.UsageError("--lenient goes with --from mcp-memory")
     with Progress(2, enabled=not as_json) as progress:
         progress.stage(f"reading the {source} {'bundle' if source == 'memlens' else 'store'}")
-        snapshot = _source_snapshot(source, source_path, deleted_text)
+        snapshot = _source_snapshot(source, source_path, deleted_text, unsealed)
         progress.advance()
         progress.stage(f"writing {name}")
         counts = import_into(path, snapshot, source=source)
@@ -248,7 +257,7 @@ def _import_memory_file(source_path: str | None, lenient: bool, deleted_text: bo
     emit(as_json, dict(counts, dataset=name), f"imported {memory.path.name} into {name}: {changed}")
 
 
-def _source_snapshot(source: str, source_path: str | None, deleted_text: bool) -> dict:
+def _source_snapshot(source: str, source_path: str | None, deleted_text: bool, unsealed: bool) -> dict:
     if source != "memlens":
         if source_path and Path(source_path).is_dir():
             raise click.UsageError(f"{source_path} is a folder; --from {source} reads a store file")
@@ -256,8 +265,14 @@ def _source_snapshot(source: str, source_path: str | None, deleted_text: bool) -
     if source_path is None or deleted_text:
         raise click.UsageError("--from memlens takes the PATH of a report, site or snapshot JSON (and no --deleted-text)")
     snapshot = read_bundle(source_path)
-    if "seal" in snapshot:  # a bundle from before seals cannot be checked, and is taken as it is
+    if "seal" in snapshot:
         check_seal(snapshot, source_path)
+    elif not unsealed:
+        raise BundleError(f"{source_path} carries no seal, so nothing can check that its data is what memlens wrote "
+                          "(a bundle from before seals, or one stripped of its seal); import it anyway, unchecked, "
+                          "with --unsealed")
+    else:
+        note(f"{source_path} carries no seal: its data is imported as it is, unchecked")
     return snapshot
 
 
