@@ -65,10 +65,14 @@ def _read_config() -> dict[str, list[dict[str, str]]]:
     if not path.exists():
         return {}
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(read_regular(path, limit=64 << 20))
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{path} is not valid JSON ({exc.msg}); fix or delete it") from None
-    return config if isinstance(config, dict) else {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {exc}; fix or delete it") from None
+    if not isinstance(config, dict):
+        raise InvalidInput(f"{path} is not a JSON object of the bundles each dataset keeps; fix or delete it")
+    return config
 
 
 def _write_config(config: dict[str, list[dict[str, str]]]) -> None:
@@ -80,7 +84,18 @@ def _key(store: Path) -> str:
 
 
 def configured(store: Path) -> list[Bundle]:
-    return [Bundle(**entry) for entry in _read_config().get(_key(store), [])]
+    """The bundles configured for the store at `store`; InvalidInput, naming the file, for an entry
+    that is not one (bundles.json is a file a person may edit)."""
+    entries = _read_config().get(_key(store), [])
+    if not isinstance(entries, list):
+        raise InvalidInput(f"{_config_path()}: the bundles of {_key(store)} are not a list; fix or delete it")
+    for number, entry in enumerate(entries, start=1):
+        if not (isinstance(entry, dict) and set(entry) == {"path", "format"} and isinstance(entry["path"], str)
+                and entry["path"] and entry["format"] in FORMATS):
+            shown = json.dumps(entry, ensure_ascii=True)
+            raise InvalidInput(f"{_config_path()}: bundle {number} of {_key(store)} is not a path and a format "
+                               f"({', '.join(FORMATS)}): {shown[:80]}; fix or delete it")
+    return [Bundle(**entry) for entry in entries]
 
 
 def add(store: Path, path: Path, fmt: str) -> Bundle:
@@ -88,7 +103,7 @@ def add(store: Path, path: Path, fmt: str) -> Bundle:
         raise InvalidInput(f"unknown bundle format {fmt!r}; use one of {', '.join(FORMATS)}")
     bundle = Bundle(str(path.resolve()), fmt)
     config = _read_config()
-    entries = [e for e in config.get(_key(store), []) if e["path"] != bundle.path]
+    entries = [e.as_dict() for e in configured(store) if e.path != bundle.path]
     config[_key(store)] = sorted([*entries, bundle.as_dict()], key=lambda e: e["path"])
     _write_config(config)
     return bundle
@@ -96,7 +111,7 @@ def add(store: Path, path: Path, fmt: str) -> Bundle:
 
 def remove(store: Path, path: Path) -> Bundle:
     config = _read_config()
-    entries = config.get(_key(store), [])
+    entries = [e.as_dict() for e in configured(store)]
     target = str(path.resolve())
     kept = [e for e in entries if e["path"] != target]
     if len(kept) == len(entries):

@@ -1,6 +1,7 @@
 """`memlens view` and `memlens export`: the snapshot as a report, JSON, GraphML or GEXF."""
 from __future__ import annotations
 
+import os
 import webbrowser
 from pathlib import Path
 
@@ -25,10 +26,21 @@ from .progress import Progress
 FORMATS = ("json", "html", "site", "graphml", "gexf")
 
 
+def is_standard_output(out: str) -> bool:
+    """Whether `out` names this process's standard output: '-', /dev/stdout or the file it goes to
+    (written through stdout, never opened again: that would truncate it, or not be a file at all)."""
+    if out in ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"):
+        return True
+    try:
+        return os.path.samestat(os.stat(out), os.fstat(1))
+    except (OSError, ValueError):
+        return False
+
+
 def write_json(snapshot: dict, path: Path) -> None:
     """Written beside the target and moved into place, like every bundle, and sealed like one."""
     text = indented_json(sealed_once(snapshot))
-    if str(path) == "-":
+    if is_standard_output(str(path)):
         click.echo(text, nl=False)
         return
     if path.exists() and not path.is_file():  # a device or a pipe: nothing to replace atomically
@@ -103,7 +115,8 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
       memlens export --format graphml -o memory.graphml   # for Gephi, Cytoscape
       memlens export --from memware --format html -o memware.html
     """
-    if out == "-" and fmt != "json":
+    to_stdout = is_standard_output(out)
+    if to_stdout and fmt != "json":
         raise click.UsageError("only --format json can be written to standard output")
     _refuse_folder_for_a_file(out, fmt)
     path = Path(out)
@@ -117,7 +130,7 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
         with progress.without_ticker():
             write_format(snapshot, fmt, path, show_superseded=show_superseded)
         progress.advance()
-    if out == "-":
+    if to_stdout:   # the data is what stdout holds
         return
     emit(as_json, {"format": fmt, "path": str(path), "hash": snapshot["hash"], "stats": snapshot["stats"]},
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
