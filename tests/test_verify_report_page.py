@@ -142,7 +142,7 @@ def test_a_report_drawn_by_other_code_is_checked_as_far_as_its_data_and_says_so(
 
     result = cli("verify", str(with_block(report, "memlens-page", other, "other.html")))
     assert result.exit_code == 0, result.output
-    assert "note: the page around the data was not checked: it was drawn by other code (memlens 0.0.1)" in result.output
+    assert "note: the page around the data was not checked: it was drawn by memlens 0.0.1, which this memlens" in result.output
     assert cli("verify", "--json", str(report)).exit_code == 0
 
 

@@ -43,9 +43,9 @@ def check_page(page: bytes, path: str, blocks: dict[str, dict[str, Any]], snapsh
     if record is None:
         return PageCheck(False, f"it is a {version} report from before reports recorded what drew them")
     if record.get("renderer") != renderer_id():
-        drawn_by = str(record.get("memlens"))[:40]
-        return PageCheck(False, f"it was drawn by other code (memlens {drawn_by}) than this memlens "
-                                f"({memlens_version()}), which cannot draw it again byte for byte")
+        drawn_by, ours = str(record.get("memlens"))[:40], memlens_version()
+        other = f"memlens {drawn_by}" if drawn_by != ours else f"a memlens {ours} with other templates or page code"
+        return PageCheck(False, f"it was drawn by {other}, which this memlens ({ours}) cannot draw again byte for byte")
     expected = _drawn_again(blocks, snapshot, record, path)
     place = first_difference(page, expected, snapshot)
     if place is not None:
