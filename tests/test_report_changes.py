@@ -39,10 +39,10 @@ def test_the_page_data_holds_what_the_next_diff_needs(tmp_path, changed):
     assert "carol's private note" not in json.dumps(previous)  # a digest carries no text at all
     page = parse_page(path.read_text(encoding="utf-8"))
     # the digest is read from the first two of the snapshot's five blocks; the sixth holds folded
-    # timelines' drawings
+    # timelines' drawings, the last what `memlens verify` draws the page again from
     assert [s.attrs["id"] for s in page.find_all("script", type="application/gzip")] == [
         "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger", "memlens-maintenance",
-        "memlens-timelines"]
+        "memlens-timelines", "memlens-page"]
 
 
 def test_regeneration_reads_the_digest_back_and_diffs_against_it(tmp_path, changed):

@@ -40,14 +40,14 @@ def csp_directives(page) -> dict[str, list[str]]:
 def test_page_is_one_file_with_inline_scripts_and_styles_only(project_html):
     page = parse_page(project_html)
     scripts = page.find_all("script")
-    assert len(scripts) == 8
+    assert len(scripts) == 9
     assert all("src" not in s.attrs for s in scripts)
     assert page.find_all("style") and not page.find_all("link")
     # the project has more timelines than the page draws at load: the rest wait in a block of their own
-    assert [s.attrs.get("id") for s in scripts[:6]] == [*BLOCKS, TIMELINES_BLOCK]
-    assert all(s.attrs["type"] == "application/gzip" for s in scripts[:6])
-    assert scripts[6].text == assets.vis_network_script()
-    assert "startReport" in scripts[7].text
+    assert [s.attrs.get("id") for s in scripts[:7]] == [*BLOCKS, TIMELINES_BLOCK, "memlens-page"]
+    assert all(s.attrs["type"] == "application/gzip" for s in scripts[:7])
+    assert scripts[7].text == assets.vis_network_script()
+    assert "startReport" in scripts[8].text
 
 
 def test_no_element_loads_from_the_web(project_html):
@@ -85,7 +85,7 @@ def test_csp_forbids_everything_but_hashed_inline_code(project_html):
     # a script element runs unless its type is a data type: only ours run, each one hashed
     executable = [s for s in scripts if s.attrs.get("type", "") in ("", "text/javascript", "module")]
     data = [s for s in scripts if s.attrs.get("type") == BLOCK_TYPE]
-    assert len(executable) == 2 and len(data) == 6 and len(scripts) == 8
+    assert len(executable) == 2 and len(data) == 7 and len(scripts) == 9
     assert sorted(directives["script-src"]) == sorted(source_hash(s.text) for s in executable)
     assert not any(source_hash(s.text) in directives["script-src"] for s in data)
     styles = page.find_all("style")
@@ -135,7 +135,7 @@ def test_hostile_text_is_escaped_in_markup_and_shown_as_text(hostile_html):
     snapshot = hostile_snapshot()
     page = parse_page(hostile_html)
     assert [e.tag for e in page.elements if e.tag == "img"] == []
-    assert len(page.find_all("script")) == 7                 # five data blocks, vis-network and ours
+    assert len(page.find_all("script")) == 8    # five data blocks, what drew the page, vis-network and ours
     assert snapshot["dataset"] in page.text  # verbatim, so `{{ 7*7 }}` was not evaluated
     assert snapshot["dismissals"][0]["reason"] in page.text
     for payload in HOSTILE_PAYLOADS:

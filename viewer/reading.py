@@ -135,7 +135,7 @@ def carried_over(path: Path, fmt: str) -> CarriedOver:
     page_path = path / "index.html" if fmt == "site" else path
     unreadable = ""
     try:
-        page = read_page(page_path)
+        page = read_page(page_path, follow=fmt != "site")
         main = parse_blocks(page, str(page_path), (MAIN_BLOCK,))[MAIN_BLOCK]
     except BundleUnreadable as exc:
         page, main, unreadable = b"", None, str(exc)
@@ -189,7 +189,7 @@ def _site_layout(path: Path) -> dict[str, tuple[float, float]]:
 
 def _site_snapshot(folder: Path) -> dict[str, Any]:
     path = folder / "snapshot.json"
-    return _snapshot_json(_read(path, f"{folder} is not a memlens site: it has no snapshot.json"), path)
+    return _snapshot_json(_read(path, f"{folder} is not a memlens site: it has no snapshot.json", follow=False), path)
 
 
 def _snapshot_json(data: bytes, path: Path) -> dict[str, Any]:
@@ -204,7 +204,7 @@ def _snapshot_json(data: bytes, path: Path) -> dict[str, Any]:
 
 
 def _json_file(path: Path) -> Any:
-    data = _read(path, f"{path.parent} has no {path.name}; it is not a memlens site")
+    data = _read(path, f"{path.parent} has no {path.name}; it is not a memlens site", follow=False)
     try:
         return json.loads(data)
     except json.JSONDecodeError as exc:
@@ -213,10 +213,11 @@ def _json_file(path: Path) -> Any:
         raise BundleUnreadable(f"cannot read {path}: {exc}") from None
 
 
-def _read(path: Path, missing: str) -> bytes:
-    """The file's bytes; BundleUnreadable saying `missing` when there is no such file."""
+def _read(path: Path, missing: str, *, follow: bool = True) -> bytes:
+    """The file's bytes; BundleUnreadable saying `missing` when there is no such file. A site's own
+    files are read with `follow=False`: memlens writes no links into a site, so one is refused."""
     try:
-        return read_regular(path)
+        return read_regular(path, follow=follow)
     except FileNotFoundError:
         raise BundleUnreadable(missing) from None
     except InvalidInput as exc:   # a FIFO, a device, a file too large (store/regular_files.py)

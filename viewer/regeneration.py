@@ -190,7 +190,10 @@ def record_written(path: Path, fmt: str, snapshot_hash: str) -> None:
     kept in $MEMLENS_HOME, no part of the bundle, so no one who can edit the bundle can edit it."""
     written = _read_written()
     written[_key(path)] = {"hash": snapshot_hash, "fingerprint": _fingerprint(path, fmt)}
-    atomic_write(_written_path(), json.dumps(written, indent=1, sort_keys=True) + "\n")
+    try:
+        atomic_write(_written_path(), json.dumps(written, indent=1, sort_keys=True) + "\n")
+    except OSError:   # a home that cannot be written: the bundle is only written again next time
+        pass
 
 
 def load_writer(fmt: str) -> None:

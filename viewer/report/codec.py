@@ -906,10 +906,11 @@ def _seal_in_main(main: dict[str, Any] | None) -> bool:
     return main is not None and ("seal" not in main.get("keys", ()) or "seal" in main.get("meta", {}))
 
 
-def read_page(path: str | PathLike[str]) -> bytes:
-    """The page's bytes: a regular file of a bounded size (store/regular_files.py), else BundleUnreadable."""
+def read_page(path: str | PathLike[str], *, follow: bool = True) -> bytes:
+    """The page's bytes: a regular file of a bounded size (store/regular_files.py), else BundleUnreadable;
+    with `follow=False`, a link is refused too (a site's pages)."""
     try:
-        return read_regular(path)
+        return read_regular(path, follow=follow)
     except InvalidInput as exc:   # a FIFO, a device, a file too large
         raise BundleUnreadable(str(exc)) from None
     except OSError as exc:
