@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from .errors import StoreDamaged, StoreNotFound, StoreUnreadable
-from .regular_files import NotARegularFile, head_of
+from .confined import UntrustedFileError, head_of_regular_file
 from .schema import OLDEST_READABLE, SCHEMA_VERSION, migrate
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -177,9 +177,9 @@ def _check_file(path: Path, *, creating: bool) -> None:
             return
         raise StoreNotFound(f"no store at {path}; write to it with `memlens remember`, or try `memlens demo`")
     try:
-        head = head_of(path, len(SQLITE_MAGIC))   # a FIFO would hang SQLite's open: refused here
-    except NotARegularFile as exc:
-        raise StoreUnreadable(f"{path} is not a memlens store: {str(exc).removeprefix(f'{path} ')}") from None
+        head = head_of_regular_file(path, len(SQLITE_MAGIC))   # a FIFO would hang SQLite's open: refused here
+    except UntrustedFileError as exc:
+        raise StoreUnreadable(f"{path} is not a memlens store: it {str(exc).removeprefix(f'{path} ')}") from None
     if not head:
         if creating:
             return  # an empty file becomes a store, as SQLite itself would make it one

@@ -185,22 +185,22 @@ def test_a_fifo_as_a_bundle_a_site_page_or_a_store_is_refused_without_hanging(cl
     os.mkfifo(fifo)
     for args in (["verify", str(fifo)], ["diff", str(fifo), "--db", str(demo_store)],
                  ["import", "--from", "memlens", str(fifo), "-d", "piped"]):
-        _one_line_refusal(_run(args, home), "is a FIFO (named pipe), not a regular file")
+        _one_line_refusal(_run(args, home), "is not a regular file (a FIFO, a device or a folder)")
     site = exported(cli, demo_store, "site", tmp_path / "site")
     assert _run(["verify", str(site)], home).returncode == 0
     page = next(p for p in sorted((site / "entities").iterdir()) if p.suffix == ".html")
     page.unlink()
     os.mkfifo(page)
-    _one_line_refusal(_run(["verify", str(site)], home), "is a FIFO (named pipe)")
+    _one_line_refusal(_run(["verify", str(site)], home), "is not a regular file (a FIFO")
     (site / "snapshot.json").unlink()
     os.mkfifo(site / "snapshot.json")
     for args in (["verify", str(site)], ["diff", str(site), "--db", str(demo_store)]):
-        _one_line_refusal(_run(args, home), "snapshot.json is a FIFO (named pipe)")
+        _one_line_refusal(_run(args, home), "snapshot.json is not a regular file (a FIFO")
     store = tmp_path / "store.sqlite"
     os.mkfifo(store)
     for args in (["facts", "--db", str(store)], ["diff", str(exported(cli, demo_store, "json", tmp_path / "s.json")),
                                                  "--db", str(store)]):
-        _one_line_refusal(_run(args, home), "is not a memlens store: is a FIFO (named pipe)")
+        _one_line_refusal(_run(args, home), "is not a memlens store: it is not a regular file (a FIFO")
     assert _run(["facts", "--db", str(demo_store)], home).returncode == 0
 
 
@@ -208,8 +208,8 @@ def test_a_fifo_as_a_bundle_a_site_page_or_a_store_is_refused_without_hanging(cl
 def test_a_bundle_linked_to_a_device_is_refused(cli, demo_store, tmp_path):
     link = tmp_path / "zero.html"
     link.symlink_to("/dev/zero")
-    assert "is a character device, not a regular file" in one_error_line(cli("verify", str(link)))
-    assert "is a character device" in one_error_line(cli("import", "--from", "memlens", str(link), "-d", "zero"))
+    assert "zero.html is not a regular file (a FIFO, a device" in one_error_line(cli("verify", str(link)))
+    assert "is not a regular file" in one_error_line(cli("import", "--from", "memlens", str(link), "-d", "zero"))
     report = exported(cli, demo_store, "html", tmp_path / "report.html")
     linked = tmp_path / "linked.html"
     linked.symlink_to(report)
@@ -278,8 +278,8 @@ def _manifest_listing(site: Path, name: str) -> None:
 @pytest.mark.parametrize("name, words", [
     ("entities/a\u0000b.html", "which is no file name inside the site"),
     ("../outside.html", "which is no file name inside the site"),
-    ("loop/page.html", "is a symbolic link"),
-    ("linked.html", "is a symbolic link"),
+    ("loop/page.html", "passes through a link or a file"),
+    ("linked.html", "passes through a link or a file"),
 ])
 def test_verify_of_a_manifest_with_a_link_a_loop_or_a_nul_is_one_line(cli, demo_store, tmp_path, name, words):
     site = exported(cli, demo_store, "site", tmp_path / "site")

@@ -24,19 +24,19 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memlens.store import json_input
 from memlens.store.errors import InvalidInput
-from memlens.store.regular_files import read_regular
+from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, read_inside, read_regular_file
 from memlens.store.snapshot import FORMAT
 from memlens.store.snapshot_diff import digest
 
 from .model.palette import TypeLook
-from .report.codec import (FACTS_BLOCK, MAIN_BLOCK, PAGE_BLOCK, SNAPSHOT_BLOCKS, BundleUnreadable, decode, decode_digest, decode_layout,
-                           decode_looks, decoded, parse_blocks, read_blocks, read_page)
+from .report.codec import (FACTS_BLOCK, MAIN_BLOCK, PAGE_BLOCK, SNAPSHOT_BLOCKS, BundleUnreadable, decode,
+                           decode_digest, decode_layout, decode_looks, decoded, parse_blocks, read_blocks, read_page)
 
 if TYPE_CHECKING:
     from .site.previous import CheckedFiles
 
-__all__ = ["BundleUnreadable", "CarriedOver", "ReportParts", "read_bundle", "read_report_parts", "read_digest", "read_layout", "read_looks",
-           "carried_over", "bundle_exists"]
+__all__ = ["BundleUnreadable", "CarriedOver", "ReportParts", "read_bundle", "read_report_parts", "read_digest",
+           "read_layout", "read_looks", "carried_over", "bundle_exists"]
 
 
 _SQLITE = b"SQLite format 3\x00"
@@ -217,10 +217,11 @@ def _read(path: Path, missing: str, *, follow: bool = True) -> bytes:
     """The file's bytes; BundleUnreadable saying `missing` when there is no such file. A site's own
     files are read with `follow=False`: memlens writes no links into a site, so one is refused."""
     try:
-        return read_regular(path, follow=follow)
+        return read_regular_file(path, BUNDLE_FILE_LIMIT) if follow else read_inside(
+            path.parent, path.name, BUNDLE_FILE_LIMIT)
     except FileNotFoundError:
         raise BundleUnreadable(missing) from None
-    except InvalidInput as exc:   # a FIFO, a device, a file too large (store/regular_files.py)
+    except UntrustedFileError as exc:   # a FIFO, a device, a link, a file too large (store/confined.py)
         raise BundleUnreadable(str(exc)) from None
     except OSError as exc:
         raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.store import datasets
 from memlens.store.errors import BundleError, InvalidInput, NotFound
-from memlens.store.regular_files import head_of, open_regular, read_regular
+from memlens.store.confined import (BUNDLE_FILE_LIMIT, UntrustedFileError, head_of_regular_file, read_inside,
+                                    read_regular_file)
 from memlens.store.snapshot_seal import sealed_once
 from memlens.store.temporaries import sweep
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from memlens.viewer.site.previous import CheckedFiles
 
 FORMATS = ("html", "site")
+_RECORD_LIMIT = 64 << 20   # bundles.json and written.json: a line or two per bundle
 _HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
 
 
@@ -65,10 +66,10 @@ def _read_config() -> dict[str, list[dict[str, str]]]:
     if not path.exists():
         return {}
     try:
-        config = json.loads(read_regular(path, limit=64 << 20))
+        config = json.loads(read_regular_file(path, _RECORD_LIMIT))
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{path} is not valid JSON ({exc.msg}); fix or delete it") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, UntrustedFileError) as exc:
         raise InvalidInput(f"cannot read {path}: {exc}; fix or delete it") from None
     if not isinstance(config, dict):
         raise InvalidInput(f"{path} is not a JSON object of the bundles each dataset keeps; fix or delete it")
@@ -130,9 +131,9 @@ def bundle_hash(path: Path, fmt: str) -> str | None:
     the whole manifest took 0.16 s at 100,000 entities, half a no-op `view --if-changed`'s budget.
     A claim only: `holds` decides whether the bundle really is that snapshot's."""
     try:
-        match = _HASH_META.search(head_of(path / "index.html" if fmt == "site" else path, 16_384))
+        match = _HASH_META.search(head_of_regular_file(path / "index.html" if fmt == "site" else path, 16_384))
         return match.group(1).decode() if match else None
-    except (OSError, InvalidInput):   # none there, or a FIFO or device where the page should be
+    except (OSError, UntrustedFileError):   # none there, or a FIFO or device where the page should be
         return None
 
 
@@ -160,14 +161,11 @@ _SITE_FINGERPRINTED = ("manifest.json", "snapshot.json", "index.html")
 def _fingerprint(path: Path, fmt: str) -> str | None:
     """sha256 over the bundle's fingerprinted files (regular files only); None if one is unreadable."""
     digest = hashlib.sha256()
-    for file in ([path / name for name in _SITE_FINGERPRINTED] if fmt == "site" else [path]):
+    for name in _SITE_FINGERPRINTED if fmt == "site" else [path.name]:
         try:
-            with os.fdopen(open_regular(file), "rb") as handle:
-                for chunk in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(chunk)
-        except (OSError, InvalidInput):
+            digest.update(read_inside(path if fmt == "site" else path.parent, name, BUNDLE_FILE_LIMIT) + b"\0")
+        except (OSError, UntrustedFileError):
             return None
-        digest.update(b"\0")
     return digest.hexdigest()
 
 
@@ -179,8 +177,8 @@ def _read_written() -> dict[str, Any]:
     """Bundle path -> what this memlens last wrote there; a record it cannot read is no record (every
     bundle is then written again, which is always safe)."""
     try:
-        written = json.loads(read_regular(_written_path(), limit=64 << 20))
-    except (OSError, InvalidInput, ValueError):
+        written = json.loads(read_regular_file(_written_path(), _RECORD_LIMIT))
+    except (OSError, UntrustedFileError, ValueError):
         return {}
     return written if isinstance(written, dict) else {}
 

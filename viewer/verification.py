@@ -13,19 +13,18 @@ It proves integrity, not authorship: anyone can write a bundle that verifies.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import stat
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from memlens.store.errors import InvalidInput, SnapshotAltered
-from memlens.store.regular_files import kind_of, open_regular, read_regular
+from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, confined_name, read_inside
+from memlens.store.errors import SnapshotAltered
 from memlens.store.snapshot_seal import check_seal
 
 from .reading import BundleUnreadable, read_bundle, read_report_parts
+from .site.previous import file_sha256
 
 MANIFEST_LIMIT = 256 << 20   # a manifest lists a file per line: 100,000 entities' site is about 20 MB
 PROVES = "integrity, not authorship: anyone can write a bundle that verifies"
@@ -69,10 +68,10 @@ def _check_manifest(site: Path, snapshot_hash: str) -> int:
 def _manifest(site: Path) -> dict[str, Any]:
     path = site / "manifest.json"
     try:
-        manifest = json.loads(read_regular(path, limit=MANIFEST_LIMIT, follow=False))
+        manifest = json.loads(read_inside(site, "manifest.json", MANIFEST_LIMIT))
     except FileNotFoundError:
         raise BundleUnreadable(f"{site} has no manifest.json; it is not a memlens site") from None
-    except InvalidInput as exc:
+    except UntrustedFileError as exc:
         raise BundleUnreadable(str(exc)) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BundleUnreadable(f"cannot read {path}: {exc}") from None
@@ -83,34 +82,19 @@ def _manifest(site: Path) -> dict[str, Any]:
 
 
 def _sha256_of(site: Path, name: str) -> str:
-    """The sha256 of the site's file `name` as its manifest lists it (store the name as the
-    manifest gives it), read only if `name` is a plain relative path to a regular file of the site,
-    reached through real folders: a link, a FIFO or a device is the first thing that differs."""
-    shown = repr(name[:200])
-    parts = name.split("/")
-    if "\0" in name or "\\" in name or any(part in ("", ".", "..") for part in parts) or ":" in parts[0]:
-        raise SnapshotAltered(f"{site}: the manifest lists {shown}, which is no file name inside the site")
-    place = site
-    for number, part in enumerate(parts, start=1):
-        place = place / part
-        try:
-            mode = os.lstat(place).st_mode
-        except OSError:
-            raise SnapshotAltered(f"{site}: {name[:200]} is listed in the manifest but missing") from None
-        wanted = stat.S_ISREG if number == len(parts) else stat.S_ISDIR
-        if not wanted(mode):
-            raise SnapshotAltered(f"{site}: {shown} is listed in the manifest, but {place.relative_to(site).as_posix()!r} "
-                                  f"is {kind_of(mode)}; memlens writes a site of regular files and folders")
-    digest = hashlib.sha256()
+    """The sha256 of the site's file `name`, as its manifest lists them, read only if `name` is a
+    file name inside the site (store/confined.py) and the file a regular one reached through no
+    link: a name that leads out, a link, a FIFO or a device is the first thing that differs."""
+    if confined_name(name) is None:
+        raise SnapshotAltered(f"{site}: the manifest lists {name[:200]!r}, which is no file name inside the site")
     try:
-        with os.fdopen(open_regular(place, follow=False), "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-    except InvalidInput as exc:
-        raise SnapshotAltered(str(exc)) from None
+        return file_sha256(read_inside(site, name, BUNDLE_FILE_LIMIT))
+    except FileNotFoundError:
+        raise SnapshotAltered(f"{site}: {name[:200]} is listed in the manifest but missing") from None
+    except UntrustedFileError as exc:
+        raise SnapshotAltered(f"{exc}; memlens writes a site of regular files and folders") from None
     except OSError as exc:
-        raise BundleUnreadable(f"cannot read {place}: {exc.strerror or exc}") from None
-    return "sha256:" + digest.hexdigest()
+        raise BundleUnreadable(f"cannot read {site / name}: {exc.strerror or exc}") from None
 
 
 def _files_in(site: Path) -> list[str]:

@@ -8,7 +8,7 @@ import click
 
 from memlens.store import datasets
 from memlens.store.errors import InvalidInput, SnapshotAltered
-from memlens.store.regular_files import head_of
+from memlens.store.confined import head_of_regular_file
 from memlens.store.snapshot_seal import check_seal, first_record_difference
 from memlens.store.memory import Memory
 from memlens.store.snapshot_diff import check_diffable, diff as snapshot_diff
@@ -175,7 +175,7 @@ def load_snapshot(reference: str) -> dict:
     path = Path(reference)
     if not path.exists():
         raise InvalidInput(f"{reference}: no such snapshot, report, site or store")
-    if path.is_file() and head_of(path, 16).startswith(b"SQLite format 3"):
+    if path.is_file() and head_of_regular_file(path, 16).startswith(b"SQLite format 3"):
         with Memory(path, readonly=True) as memory:
             return memory.snapshot()
     snapshot = read_bundle(path)

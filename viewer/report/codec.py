@@ -53,9 +53,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import orjson
 
-from memlens.store.errors import BundleError, InvalidInput
+from memlens.store.errors import BundleError
 from memlens.store.maintenance import content_of
-from memlens.store.regular_files import read_regular
+from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, read_inside, read_regular_file
 
 from ..model.columns import FACT_FIELDS, Columns
 from ..model.palette import TypeLook
@@ -907,11 +907,13 @@ def _seal_in_main(main: dict[str, Any] | None) -> bool:
 
 
 def read_page(path: str | PathLike[str], *, follow: bool = True) -> bytes:
-    """The page's bytes: a regular file of a bounded size (store/regular_files.py), else BundleUnreadable;
-    with `follow=False`, a link is refused too (a site's pages)."""
+    """The page's bytes: a regular file of at most BUNDLE_FILE_LIMIT bytes (store/confined.py), else
+    BundleUnreadable; with `follow=False` (a site's page), one reached through no link."""
+    page = Path(path)
     try:
-        return read_regular(path, follow=follow)
-    except InvalidInput as exc:   # a FIFO, a device, a file too large
+        return read_regular_file(page, BUNDLE_FILE_LIMIT) if follow else read_inside(
+            page.parent, page.name, BUNDLE_FILE_LIMIT)
+    except UntrustedFileError as exc:   # a FIFO, a device, a link, a file too large
         raise BundleUnreadable(str(exc)) from None
     except OSError as exc:
         raise BundleUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
