@@ -162,3 +162,28 @@ def test_a_regenerated_report_with_its_changes_panel_passes_and_its_panel_is_che
     panel = page.index(b'id="panel-changes"')
     output = failure(cli, edited(out, page.index(b"<li", panel) + 20, "changes.html"))
     assert "section#panel-changes" in output
+
+
+def test_changes_since_that_name_a_record_otherwise_than_the_data_are_found(cli, demo_store, tmp_path):
+    store = tmp_path / "store.sqlite"
+    store.write_bytes(demo_store.read_bytes())
+    out = tmp_path / "regenerated.html"
+    assert cli("view", "--db", str(store), "--out", str(out), "--no-open").exit_code == 0
+    with Memory(store) as memory:
+        memory.remember([FactInput("billing-service", "uses", "redis", "Service", "Library", evidence=("x",))])
+    assert cli("view", "--db", str(store), "--out", str(out), "--no-open", "--if-changed").exit_code == 0
+    assert cli("verify", str(out)).exit_code == 0
+
+    def renamed(block: dict[str, Any]) -> None:
+        added = block["changes"]["changes"]["facts_added"]
+        assert added and added[0]["relation"] == "uses"
+        added[0]["relation"] = "was paid by"
+
+    output = failure(cli, with_block(out, "memlens-page", renamed, "renamed.html"))
+    assert "its changes-since panel names facts added '" in output and "otherwise than its data does" in output
+
+    def elsewhere(block: dict[str, Any]) -> None:
+        block["changes"]["to"]["hash"] = "sha256:" + "0" * 64
+
+    assert "its changes-since panel is not about this report's snapshot" in failure(
+        cli, with_block(out, "memlens-page", elsewhere, "elsewhere.html"))

@@ -46,12 +46,56 @@ def check_page(page: bytes, path: str, blocks: dict[str, dict[str, Any]], snapsh
         drawn_by, ours = str(record.get("memlens"))[:40], memlens_version()
         other = f"memlens {drawn_by}" if drawn_by != ours else f"a memlens {ours} with other templates or page code"
         return PageCheck(False, f"it was drawn by {other}, which this memlens ({ours}) cannot draw again byte for byte")
+    _check_changes(record.get("changes"), snapshot, path)
     expected = _drawn_again(blocks, snapshot, record, path)
     place = first_difference(page, expected, snapshot)
     if place is not None:
         raise SnapshotAltered(f"{path}: the page first differs from what memlens draws from the report's own "
                               f"data at {place}")
     return PageCheck(True)
+
+
+def _check_changes(changes: Any, snapshot: dict[str, Any], path: str) -> None:
+    """The changes the panel shows name this snapshot's records as its data does: each item is what
+    snapshot_diff.diff makes of its id from this snapshot (names, the superseding fact, the entity
+    merged into), and the newer end is this snapshot. Which ids changed, and the older end, are the
+    report's word about a snapshot it does not carry: no seal covers them."""
+    if changes is None:
+        return
+    try:
+        facts = {f["id"]: f for f in snapshot["facts"]}
+        entities = {e["id"]: e for e in snapshot["entities"]}
+        names = {entity_id: e["name"] for entity_id, e in entities.items()}
+        if changes["to"] != {"hash": snapshot["hash"], "generated_at": snapshot["generated_at"]}:
+            raise SnapshotAltered(f"{path}: its changes-since panel is not about this report's snapshot")
+        for kind, entries in changes["changes"].items():
+            for entry in entries:
+                if entry != _change_entry(kind, entry["id"], facts, entities, names):
+                    raise SnapshotAltered(f"{path}: its changes-since panel names {kind.replace('_', ' ')} "
+                                          f"{str(entry.get('id'))[:40]!r} otherwise than its data does")
+    except (KeyError, TypeError, AttributeError):
+        raise SnapshotAltered(f"{path}: its changes-since record is not a diff memlens makes") from None
+
+
+def _change_entry(kind: str, item: str, facts: dict[str, Any], entities: dict[str, Any],
+                  names: dict[str, str]) -> dict[str, Any]:
+    """What snapshot_diff.diff lists for `item` under `kind`, made from this snapshot."""
+    if kind in ("facts_forgotten", "entities_removed"):
+        return {"id": item}
+    if kind.startswith("entities_"):
+        entry = {"id": item, "name": names[item]}
+        if kind == "entities_merged":
+            into = entities[item]["merged_into"]
+            entry.update(into=into, into_name=names.get(into, ""))
+        return entry
+    fact = facts.get(item)
+    if fact is None or fact["relation"] is None:
+        return {"id": item}
+    entry = {"id": item, "subject": names.get(fact["subject"], ""), "relation": fact["relation"],
+             "object": names.get(fact["object"], "")}
+    if kind == "facts_superseded" and fact["status"] == "superseded" and fact["superseded_by"]:
+        entry["by"] = fact["superseded_by"]
+    return entry
 
 
 def _drawn_again(blocks: dict[str, dict[str, Any]], snapshot: dict[str, Any], record: dict[str, Any],
