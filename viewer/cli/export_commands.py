@@ -9,8 +9,8 @@ import click
 
 from memlens.store import datasets, importers
 from memlens.store.canonical import indented_json
-from memlens.store.mcp_memory_import import import_memory_file
 from memlens.store.errors import BundleError
+from memlens.store.mcp_memory_import import import_memory_file
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
