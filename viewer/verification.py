@@ -27,7 +27,7 @@ from .reading import BundleUnreadable, read_bundle, read_report_parts
 from .site.previous import file_sha256
 
 MANIFEST_LIMIT = 256 << 20   # a manifest lists a file per line: 100,000 entities' site is about 20 MB
-PROVES = "integrity, not authorship: anyone can write a bundle that verifies"
+PROVES = "integrity, not authorship: a seal is no signature, and anyone can write a bundle that verifies"
 
 
 def verify_bundle(path: str | PathLike[str]) -> dict[str, Any]:
