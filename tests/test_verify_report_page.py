@@ -188,3 +188,31 @@ def test_changes_since_that_name_a_record_otherwise_than_the_data_are_found(cli,
 
     assert "its changes-since panel is not about this report's snapshot" in failure(
         cli, with_block(out, "memlens-page", elsewhere, "elsewhere.html"))
+
+
+def test_a_memlens_page_1_report_is_checked_as_far_as_its_sealed_data_and_says_so(cli, report, tmp_path):
+    """The first format kept the worklist, the dismissals and the seal in its main block."""
+    from memlens.viewer.report.codec import Block, decode, parse_blocks
+
+    page = report.read_bytes()
+    blocks = parse_blocks(page, str(report))
+    rows = decode(blocks)["maintenance"]
+    main = blocks["memlens-data"]
+    main.update((name, blocks["memlens-maintenance"][name]) for name in ("worklist", "dismissals", "maintenance"))
+    main["worklist"]["content"] = [row["content"] for row in rows]   # /1 spelled every one out
+    main["meta"] = {**main["meta"], "seal": blocks["memlens-seal"]["seal"]}
+    older = {name: dict(block, version="memlens-page/1") for name, block in blocks.items()
+             if name not in ("memlens-maintenance", "memlens-seal")}
+    elements = "\n".join(Block(name, _compressed(_json(block))).__html__() for name, block in older.items())
+    found = list(_ELEMENT.finditer(page))
+    old = tmp_path / "page-1.html"
+    old.write_bytes(page[:found[0].start()] + elements.encode() + page[found[-1].end():])
+    result = cli("verify", str(old))
+    assert result.exit_code == 0, result.output
+    assert ("note: the page around the data was not checked: it is a memlens-page/1 report from before reports "
+            "recorded what drew them") in result.output
+
+    def describe(block: dict[str, Any]) -> None:
+        block["description"][0] += " (edited)"
+
+    assert "differs from its seal" in failure(cli, with_block(old, "memlens-texts", describe, "page-1-edited.html"))
