@@ -138,8 +138,8 @@ def bundle_hash(path: Path, fmt: str) -> str | None:
 
 
 def holds(path: Path, fmt: str, snapshot_hash: str) -> bool:
-    """Whether the bundle at `path` is, byte for byte, what this memlens wrote there from the
-    snapshot `snapshot_hash`: its claimed hash is that one and its files' fingerprint is the one
+    """Whether the bundle at `path` is what this memlens wrote there from the snapshot
+    `snapshot_hash`: its claimed hash is that one and its fingerprint (`_fingerprint`) is the one
     recorded when it was written (`record_written`). A bundle that only claims the hash (edited, or
     forged around the store's own hash) or that this memlens never wrote is written again.
 
