@@ -271,10 +271,10 @@ def verify(bundle, as_json):
 
 
 def _echo_verified(bundle: str, checked: dict, what: str) -> None:
-    click.echo(f"ok: {bundle}: {checked['entities']} entities, {checked['facts']} facts, {checked['ledger']} "
-               f"ledger rows{what} match its sealed data; hash {checked['hash'][:19]}")
+    click.echo(printable(f"ok: {bundle}: {checked['entities']} entities, {checked['facts']} facts, "
+                         f"{checked['ledger']} ledger rows{what} match its sealed data; hash {checked['hash'][:19]}"))
     if "unchecked" in checked:
-        click.echo(f"note: {checked['unchecked']}")
+        click.echo(printable(f"note: {checked['unchecked']}"))
     click.echo(f"this proves {PROVES}")
 
 
