@@ -81,8 +81,10 @@ def check_seal(snapshot: dict[str, Any], where: str) -> dict[str, Any]:
     _compare_hash(snapshot, chains, seal["hash_of"], where)
     if digests.content(chains) != seal["content"]:
         raise SnapshotAltered(f"{where}: the content digest differs from the seal's")
+    merged = sum(1 for entity in snapshot["entities"] if entity.get("merged_into"))
     return {"hash": snapshot["hash"], "hash_of": seal["hash_of"], "ledger": len(chains),
-            **{name: len(snapshot[name]) for name in RECORD_LISTS}}
+            **{name: len(snapshot[name]) for name in RECORD_LISTS},
+            "entities": len(snapshot["entities"]) - merged, "merged": merged}
 
 
 class _Digests:

@@ -17,7 +17,7 @@ from memlens.viewer.reading import read_bundle
 from memlens.viewer.verification import PROVES, verify_bundle
 
 from . import claude_code
-from .formatting import Times, printable
+from .formatting import Times, entity_count, plural, printable
 from .options import dataset_group, dataset_options, emit, json_option, note, read_memory
 
 
@@ -271,8 +271,9 @@ def verify(bundle, as_json):
 
 
 def _echo_verified(bundle: str, checked: dict, what: str) -> None:
-    click.echo(printable(f"ok: {bundle}: {checked['entities']} entities, {checked['facts']} facts, "
-                         f"{checked['ledger']} ledger rows{what} match its sealed data; hash {checked['hash'][:19]}"))
+    click.echo(printable(f"ok: {bundle}: {entity_count(checked['entities'], checked['merged'])}, "
+                         f"{plural(checked['facts'], 'fact')}, {plural(checked['ledger'], 'ledger row')}{what} "
+                         f"match its sealed data; hash {checked['hash'][:19]}"))
     if "unchecked" in checked:
         click.echo(printable(f"note: {checked['unchecked']}"))
     click.echo(f"this proves {PROVES}")
