@@ -7,7 +7,8 @@ Generates a store (or reuses --store; it is written to), starts `memlens mcp --d
 SDK's stdio client, warms it up, then times each call from the client's side: the whole round trip,
 JSON-RPC framing and both processes' validation included. remember writes one new fact per call
 (half of them with a new entity); recall asks in turn for a long-tail name, the biggest hub's name,
-a relation word that matches an eighth of the facts, two words and an id-like word. The floor is a
+a relation word that matches an eighth of the facts, two words, an id-like word and a
+question in plain words. The floor is a
 call the server refuses before it touches the store: the protocol's own cost. Besides the wall
 clock (median, 95th percentile, maximum), it prints the CPU time the server and the client spent
 per call (Linux /proc), which a machine shared with other work does not inflate.
@@ -35,8 +36,10 @@ from generate_store import TYPES, generate  # noqa: E402
 from compiled_memlens import compile_memlens  # noqa: E402
 
 BUDGET_MS = 20.0
-# A long-tail entity, the biggest hub, a relation in an eighth of the facts, two words, an id-like word.
-QUERIES = ["module-000042", "person-000000", "depends", "module owned", "config-000984 configures", "000777"]
+# A long-tail entity, the biggest hub, a relation in an eighth of the facts, two words, an id-like word,
+# a question as an agent asks it.
+QUERIES = ["module-000042", "person-000000", "depends", "module owned", "config-000984 configures", "000777",
+           "who owns the service-000042 service and what does it depend on"]
 
 
 def percentile(timings: list[float], share: float) -> float:

@@ -22,7 +22,7 @@ from .facts import FactInput, Outcome, validate
 from .functional import KeyHistory, Value
 from .ids import entity_id, fact_id, normalize_name, short
 from .schema import AUTO_REASON
-from .search import fact_text
+from .search import entity_about, fact_text
 from .versions import FACT_WITH_STATE, STATE_COLUMNS
 
 # SQLite's bound on one statement's parameters is 32,766; a few hundred per IN list is plenty.
@@ -119,7 +119,7 @@ class _Batch:
         self.keys: dict[tuple[str, str], KeyHistory] = {}
         self.resolved: list[str] = []                   # contradictions the functional ordering resolved
         self.fts_facts: dict[int, str] = {}
-        self.fts_entities: dict[int, str] = {}
+        self.fts_entities: dict[int, tuple[str, str]] = {}
         self.fts_deleted_facts: set[int] = set()
         self.fts_deleted_entities: set[int] = set()
         self._read_ahead()
@@ -484,7 +484,7 @@ class _Batch:
     def _index_entity(self, entity: _Entity) -> None:
         if not entity.new:
             self.fts_deleted_entities.add(entity.n)
-        self.fts_entities[entity.n] = " ".join([entity.name, entity.type, entity.description])
+        self.fts_entities[entity.n] = (entity.name, entity_about(entity.type, entity.description))
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -498,7 +498,8 @@ class _Batch:
         run("UPDATE entities SET description = ?, updated_at = ? WHERE id = ?",
             [(e.description, self.at, e.id) for e in self.entities.values() if e.described])
         run("DELETE FROM entity_search WHERE rowid = ?", [(n,) for n in sorted(self.fts_deleted_entities)])
-        run("INSERT INTO entity_search (rowid, text) VALUES (?, ?)", sorted(self.fts_entities.items()))
+        run("INSERT INTO entity_search (rowid, name, about) VALUES (?, ?, ?)",
+            [(n, *text) for n, text in sorted(self.fts_entities.items())])
         facts = sorted(self.facts.values(), key=lambda f: f.n)
         run("""INSERT INTO facts (n, id, subject_id, relation, object_id, description, evidence, actor, arrival,
                                   reassertions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",

@@ -13,8 +13,8 @@ except ImportError:  # not a POSIX system
     fcntl = None  # type: ignore[assignment]
 
 from . import (contradictions, corrections, datasets, entities, forgetting, functional, hooks, ingest, ledger,
-               maintenance, merging, ontology, reads, search, snapshot)
-from .db import Tx, default_actor, write
+               maintenance, merging, ontology, pages, reads, recall, search, snapshot)
+from .db import Tx, default_actor, read, write
 from .errors import Conflict
 from .facts import FactInput, Outcome
 from .maintenance import Candidate
@@ -216,7 +216,10 @@ class Memory:
         return reads.history(self.conn, ref)
 
     def recall(self, query: str, *, include_superseded: bool = False, limit: int = 20) -> dict:
-        return reads.recall(self.conn, query, include_superseded=include_superseded, limit=limit)
+        """The first `limit` facts and entities that answer `query` (store/recall.py), as MCP's first page."""
+        with read(self.conn) as conn:
+            found = recall.recall(conn, query, pages.Page(limit), include_superseded=include_superseded)
+        return found | {"facts": found["facts"]["items"], "entities": found["entities"]["items"]}
 
     def worklist(self) -> list[Candidate]:
         return maintenance.worklist(self.conn)

@@ -1,11 +1,11 @@
-"""Reading facts: now, as believed at a record time, as true at a valid time; history; recall."""
+"""Reading facts: now, as believed at a record time, as true at a valid time; history."""
 from __future__ import annotations
 
 import json
 import re
 import sqlite3
 
-from . import entities, search
+from . import entities
 from .errors import NotFound
 from .versions import get_fact
 
@@ -253,23 +253,3 @@ ENTITY_FIELDS = ("id", "name", "type", "description", "created_at", "updated_at"
 
 def entity_view(row: sqlite3.Row) -> dict:
     return {k: row[k] for k in ENTITY_FIELDS}
-
-
-def recall(conn: sqlite3.Connection, query: str, *, include_superseded: bool = False, limit: int = 20) -> dict:
-    """Search facts and entities; superseded and retracted facts only when asked."""
-    statuses = ("current", "superseded", "retracted") if include_superseded else ("current",)
-    hits = search.matching_facts(conn, query, limit * 4)
-    contested = contested_ids(conn)
-    facts = []
-    for n, score in hits:
-        row = conn.execute(_STATE_AT + " WHERE f.n = ? AND v.retired_at IS NULL", (n,)).fetchone()
-        if row is not None and row["status"] in statuses:
-            facts.append(dict(fact_view(row, contested), score=round(-score, 4)))
-        if len(facts) >= limit:
-            break
-    found_entities = []
-    for n, score in search.matching_entities(conn, query, limit):
-        row = conn.execute("SELECT * FROM entities WHERE n = ? AND merged_into IS NULL", (n,)).fetchone()
-        if row is not None:
-            found_entities.append(dict(entity_view(row), score=round(-score, 4)))
-    return {"query": query, "facts": facts, "entities": found_entities}

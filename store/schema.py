@@ -4,6 +4,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from . import search
 from .errors import StoreUnreadable
 from .ids import normalize_name
 
@@ -177,16 +178,33 @@ INSERT INTO ledger_refs_upto (seq) SELECT coalesce(max(seq), 0) FROM ledger;
 """
 
 
+# Recall reads questions in plain words: the index stems (porter: "owns", "owned" and "owning" are
+# one word) and an entity's name is a column of its own, so a question that names an entity is told
+# from one that only shares a word with its description. Rebuilt from the rows: the forgotten have
+# none, so their text cannot come back. store/search.py writes the same text row by row.
+_V7 = f"""
+DROP TABLE fact_search;
+DROP TABLE entity_search;
+CREATE VIRTUAL TABLE fact_search USING fts5 (text, tokenize = '{search.TOKENIZER}');
+CREATE VIRTUAL TABLE entity_search USING fts5 (name, about, tokenize = '{search.TOKENIZER}');
+INSERT INTO fact_search (rowid, text) SELECT f.n, {search.FACT_TEXT_SQL}
+    FROM facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id;
+INSERT INTO entity_search (rowid, name, about) SELECT n, name, type || ' ' || description FROM entities
+    WHERE merged_into IS NULL;
+"""
+
+
 # Each migration takes the schema from version i to i + 1: a DDL script, or a function for what
 # SQL alone cannot compute.
-MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5, _V6)
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5, _V6, _V7)
 SCHEMA_VERSION = len(MIGRATIONS)
 # Reads never migrate a file: they read a store as old as this. A migration that adds something the
 # reads query (not just an index) raises it to its own version; an older store is then read through a
 # copy migrated in memory (store/opening.py) until a write or `memlens migrate` upgrades the file.
 # Version 3 added the columns entities.name_key and fact_versions.automatic, which reads use.
 # (Version 5's ledger_refs is read where it exists; a version 3 or 4 file is read without it. Version
-# 6's mark is read where it exists; a version 5 file's table is taken as whole.)
+# 6's mark is read where it exists; a version 5 file's table is taken as whole. Version 7's search
+# index is read in either form: an older one has no stems and no name column, store/recall.py.)
 OLDEST_READABLE = 3
 
 

@@ -6,13 +6,20 @@ import re
 import sqlite3
 
 
+# Stems, so a question's "owns" finds a fact's "owned_by"; diacritics folded, so "emile" finds "Émile".
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
 def index_entity(conn: sqlite3.Connection, entity_id: str) -> None:
     row = conn.execute("SELECT n, name, type, description FROM entities WHERE id = ?", (entity_id,)).fetchone()
     conn.execute("DELETE FROM entity_search WHERE rowid = ?", (row["n"],))
-    conn.execute(
-        "INSERT INTO entity_search (rowid, text) VALUES (?, ?)",
-        (row["n"], " ".join([row["name"], row["type"], row["description"]])),
-    )
+    conn.execute("INSERT INTO entity_search (rowid, name, about) VALUES (?, ?, ?)",
+                 (row["n"], row["name"], entity_about(row["type"], row["description"])))
+
+
+def entity_about(type_: str, description: str) -> str:
+    """What an entity is found by besides its name (the index's `about` column)."""
+    return f"{type_} {description}"
 
 
 def unindex_entity(conn: sqlite3.Connection, n: int) -> None:
@@ -37,6 +44,13 @@ def fact_text(subject: str, relation: str, object_: str, description: str, evide
     return " ".join([subject, relation, relation_words, object_, description, *evidence])
 
 
+# fact_text in SQL, over `facts f` and its ends `s` and `o`: how the schema's migration rebuilds the
+# index (the same words; a run of separators in a relation gives spaces, not one).
+FACT_TEXT_SQL = """s.name || ' ' || f.relation || ' ' || replace(replace(replace(f.relation, '_', ' '), '-', ' '), '.', ' ')
+    || ' ' || o.name || ' ' || f.description
+    || coalesce((SELECT ' ' || group_concat(e.value, ' ') FROM json_each(f.evidence) e), '')"""
+
+
 def unindex_fact(conn: sqlite3.Connection, n: int) -> None:
     conn.execute("DELETE FROM fact_search WHERE rowid = ?", (n,))
 
@@ -45,28 +59,3 @@ def purge_deleted_text(conn: sqlite3.Connection) -> None:
     """Merge the FTS segments so deleted tokens are dropped, not just marked deleted."""
     conn.execute("INSERT INTO fact_search (fact_search) VALUES ('optimize')")
     conn.execute("INSERT INTO entity_search (entity_search) VALUES ('optimize')")
-
-
-def match_expression(query: str) -> str | None:
-    """A person's words as an FTS5 query: every word must match, as a prefix; no syntax leaks."""
-    words = re.findall(r"\w+", query)
-    if not words:
-        return None
-    return " ".join('"' + word.replace('"', '""') + '"*' for word in words)
-
-
-def matching_facts(conn: sqlite3.Connection, query: str, limit: int) -> list[tuple[int, float]]:
-    return _matching(conn, "fact_search", query, limit)
-
-
-def matching_entities(conn: sqlite3.Connection, query: str, limit: int) -> list[tuple[int, float]]:
-    return _matching(conn, "entity_search", query, limit)
-
-
-def _matching(conn: sqlite3.Connection, table: str, query: str, limit: int) -> list[tuple[int, float]]:
-    """(rowid, bm25) of the best matches; the rowid is the fact's or entity's `n`."""
-    expression = match_expression(query)
-    if expression is None:
-        return []
-    sql = f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY bm25({table}) LIMIT ?"
-    return [(row[0], row[1]) for row in conn.execute(sql, (expression, limit))]

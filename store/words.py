@@ -20,7 +20,9 @@ until up very was we were what when where which while who whom whose why will wi
 yours
 """.split())
 
-_WORD = re.compile(r"\w+")
+# Letters and digits; an underscore parts words as a hyphen does, so "owned_by" reads "owned", "by"
+# (the search index's tokenizer splits it so too).
+_WORD = re.compile(r"[^\W_]+")
 
 
 def words(text: str) -> list[str]:

@@ -29,19 +29,23 @@ def store_at_schema_version(path: Path, version: int) -> None:
 
 def as_schema_version(path: Path, version: int) -> None:
     """Turn the store at `path` back into what a memlens of schema `version` left, undoing the later
-    migrations; each must only have added indexes and tables, and filled tables (this fails loudly
-    once one does more). What one filled into an earlier one's table stays: rows that table holds
-    in a store that never met the later version too."""
+    migrations; each must only have added indexes and tables, filled tables, or rebuilt a table (this
+    fails loudly once one does more). What one filled into an earlier one's table stays: rows that
+    table holds in a store that never met the later version too. A rebuilt table stays rebuilt (the
+    search index: the reads of every schema read either form)."""
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         for script in reversed(schema.MIGRATIONS[version:]):
             assert isinstance(script, str), "a later migration does more than add indexes and tables"
-            undo = []
+            undo, rebuilt = [], set()
             for statement in schema._statements(script):
-                made = re.fullmatch(r"CREATE (?:UNIQUE )?(INDEX|TABLE) (\w+)\b.*", statement, re.S)
+                dropped = re.fullmatch(r"DROP TABLE (\w+);?", statement)
+                made = re.fullmatch(r"CREATE (?:UNIQUE |VIRTUAL )?(INDEX|TABLE) (\w+)\b.*", statement, re.S)
                 filled = re.fullmatch(r"INSERT (?:OR IGNORE )?INTO (\w+)\b.*", statement, re.S)
-                assert made or filled, f"a later migration does more than add indexes and tables: {statement}"
-                if made:
+                assert dropped or made or filled, f"a later migration does more than add indexes and tables: {statement}"
+                if dropped:
+                    rebuilt.add(dropped[1])
+                elif made and made[2] not in rebuilt:
                     undo.append(f"DROP {made[1]} {made[2]}")
             for statement in reversed(undo):
                 conn.execute(statement)

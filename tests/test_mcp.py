@@ -126,7 +126,7 @@ def test_remember_then_recall_then_history(server):
         "object": by_id[first]["object"], "object_name": "alice", "status": "current", "superseded_by": None,
         "reason": None, "contested": False, "evidence": ["user said 2026-03-02"], "valid_from": "2026-03-01",
         "valid_to": None, "recorded_at": by_id[first]["recorded_at"], "retired_at": None,
-        "actor": "mcp:pytest-agent", "description": "", "score": 0}
+        "actor": "mcp:pytest-agent", "description": "", "score": 0, "why": "a fact of billing-service"}
     assert [e["name"] for e in found["entities"]["items"]] == ["billing-service"]
 
     one = server.data("recall", query="billing", limit=1)

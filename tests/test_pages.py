@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from memlens.store import pages, schema
+from memlens.store import pages, recall, schema
 from memlens.store.db import read
 from memlens.store.errors import InvalidInput
 from memlens.store.facts import FactInput
@@ -42,7 +42,7 @@ def all_pages(answer, limit: int) -> list[dict]:
 @pytest.mark.parametrize("limit", [1, 5, 100])
 def test_recall_pages_add_up_to_every_current_match_once(crowded, limit):
     memory, ids = crowded
-    found = all_pages(lambda page: pages.recall(memory.conn, "billing", page), limit)
+    found = all_pages(lambda page: recall.recall(memory.conn, "billing", page), limit)
     facts = [f["id"] for answer in found for f in answer["facts"]["items"]]
     assert sorted(facts) == sorted(ids[1:2] + ids[4:])
     assert {answer["facts"]["total"] for answer in found} == {9}
@@ -53,10 +53,10 @@ def test_recall_pages_add_up_to_every_current_match_once(crowded, limit):
 
 def test_recall_counts_superseded_and_retracted_matches_only_when_asked(crowded):
     memory, ids = crowded
-    found = pages.recall(memory.conn, "billing", pages.Page(100), include_superseded=True)
+    found = recall.recall(memory.conn, "billing", pages.Page(100), include_superseded=True)
     assert found["facts"]["total"] == 11
     assert {f["id"]: f["status"] for f in found["facts"]["items"]}.keys() == set(ids) - {ids[3]}
-    assert pages.recall(memory.conn, "nothing-like-this", pages.Page(5))["facts"] == {"total": 0, "items": []}
+    assert recall.recall(memory.conn, "nothing-like-this", pages.Page(5))["facts"] == {"total": 0, "items": []}
 
 
 def test_history_pages_facts_and_ledger_by_one_offset(crowded):
@@ -81,7 +81,7 @@ def test_a_page_needs_a_limit_and_no_negative_offset(memory):
 
 def test_a_store_from_before_the_judged_index_gains_it_when_opened(crowded, tmp_path):
     memory, ids = crowded
-    before = pages.recall(memory.conn, "billing", pages.Page(100))
+    before = recall.recall(memory.conn, "billing", pages.Page(100))
     memory.close()
     as_schema_version(memory.path, 3)
     with sqlite3.connect(memory.path) as old:
@@ -90,7 +90,7 @@ def test_a_store_from_before_the_judged_index_gains_it_when_opened(crowded, tmp_
         indexes = {row[0] for row in reopened.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "fact_versions_judged" in indexes
         assert reopened.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
-        assert pages.recall(reopened.conn, "billing", pages.Page(100)) == before
+        assert recall.recall(reopened.conn, "billing", pages.Page(100)) == before
 
 
 @pytest.mark.parametrize("filters", [{}, {"include_all": True}, {"as_of_valid": "2026-01-01"},

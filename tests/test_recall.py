@@ -40,5 +40,5 @@ def test_recall_finds_entities_by_name_prefix_and_description(timezones):
 def test_query_syntax_in_what_people_type_is_never_an_error(timezones, query):
     memory, _, _ = timezones
     found = memory.recall(query)
-    assert set(found) == {"query", "facts", "entities"}
+    assert set(found) == {"query", "words", "facts", "entities"}
     assert memory.recall("handling")["facts"]  # and plain words still work

@@ -59,7 +59,7 @@ def test_an_old_store_migrates_on_its_first_write_and_reads_as_before(tmp_path: 
     with Memory(path, clock=StepClock()) as memory:
         memory.add_type("Runbook")
         after = memory.snapshot()
-        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         flags = memory.conn.execute("SELECT reason, automatic FROM fact_versions WHERE status = 'superseded'").fetchall()
         keys = [r[0] for r in memory.conn.execute("SELECT name_key FROM entities ORDER BY name_key")]
         # The migrated flag drives the ordering as the reason text did: restoring lifts the end date.

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from memlens.store import datasets, pages
+from memlens.store import datasets, pages, recall
 from memlens.store.db import read
 from memlens.store.errors import InvalidInput, StoreNotFound
 from memlens.store.facts import FactInput
@@ -21,6 +21,7 @@ from memlens.store.ids import short
 from memlens.store.maintenance import Candidate
 from memlens.store.memory import Memory
 from memlens.store.reads import ENTITY_FIELDS, FACT_FIELDS
+from memlens.store.recall import MAX_QUERY_CHARS, MAX_WORDS
 
 # Refs of one maintenance candidate shown in an answer (a hub's hotspot can cover hundreds).
 REFS_SHOWN = 20
@@ -62,9 +63,10 @@ def answer(data: Any) -> str:
 
 def compact_fact(view: dict) -> dict:
     """A fact in the one shape `memlens ... --json` gives it too (docs/json-shapes.md): every
-    field of `reads.FACT_FIELDS`, then what the answer adds (a score, the latest versions)."""
+    field of `reads.FACT_FIELDS`, then what the answer adds (a score and why it was found in a
+    recall, the latest versions)."""
     fact = {key: view[key] for key in FACT_FIELDS}
-    for key in ("score", "versions_total"):
+    for key in ("score", "why", "versions_total"):
         if key in view:
             fact[key] = view[key]
     if "versions" in view:
@@ -73,10 +75,12 @@ def compact_fact(view: dict) -> dict:
 
 
 def compact_entity(view: dict) -> dict:
-    """An entity in the shape `memlens ... --json` gives it (reads.ENTITY_FIELDS), with its score in a recall."""
+    """An entity in the shape `memlens ... --json` gives it (reads.ENTITY_FIELDS), with its score
+    and why it was found in a recall."""
     entity = {key: view[key] for key in ENTITY_FIELDS}
-    if "score" in view:
-        entity["score"] = view["score"]
+    for key in ("score", "why"):
+        if key in view:
+            entity[key] = view[key]
     return entity
 
 
@@ -167,28 +171,35 @@ class MemoryTools:
 
     async def recall(
         self,
-        query: Annotated[str, Field(min_length=1, description="Words to look for; each must match (as a prefix).")],
+        query: Annotated[str, Field(min_length=1, description=(
+            "A question or a few words, as you would ask a colleague: 'who owns the billing service'. "
+            f"Stop words are ignored; past {MAX_QUERY_CHARS:,} characters or {MAX_WORDS} words it is cut, "
+            "and the answer's `note` says so."))],
         include_superseded: Annotated[bool, Field(description="Also search superseded and retracted facts.")] = False,
         limit: Limit = 20,
         cursor: Cursor = None,
     ) -> str:
-        """Search the memory: facts and entities whose text matches every word, best first.
+        """Ask the memory a question in plain words: the facts that answer it and the entities it names, best first.
 
         Call it before answering a question about the project, before you remember something (is it
-        known already?), and to find the id of a fact you want to correct. Only current facts unless
-        include_superseded. Each list has its exact total; pass next_cursor to read the next page.
+        known already?), and to find the id of a fact you want to correct. A fact is found by any of
+        the question's words, their other forms too ("owns" finds owned_by); facts holding more of
+        the words, or rarer ones, come first; then the facts of the entities the question names or
+        describes. Each fact says why it was found (`why`). Only current facts unless
+        include_superseded; a contested fact says so. Each list has its exact total; pass
+        next_cursor to read the next page. `memlens recall` answers the same, in the same order.
 
-        Example: {"query": "billing owner"}
-        Answer: {"facts": {"total": 3, "items": [{"id": "...", "subject": "<entity id>", "subject_name":
-        "billing-service", "relation": "owned_by", "object": "<entity id>", "object_name": "alice",
-        "status": "current", "contested": false, "description": "...", "score": 4.2, ...}]},
+        Example: {"query": "who owns the billing service"}
+        Answer: {"query": "...", "words": ["owns", "billing", "service"], "facts": {"total": 3, "items":
+        [{"id": "...", "subject": "<entity id>", "subject_name": "billing-service", "relation": "owned_by",
+        "object": "<entity id>", "object_name": "alice", "status": "current", "contested": false,
+        "score": 9.1, "why": "a fact of billing-service; matched: owns", ...}]},
         "entities": {"total": 1, "items": [...]}, "next_cursor": null}
         """
         page = _page(limit, cursor)
         with read(self.existing.conn) as conn:
-            found = pages.recall(conn, query, page, include_superseded=include_superseded)
-        return answer({
-            "query": query,
+            found = recall.recall(conn, query, page, include_superseded=include_superseded)
+        return answer({key: found[key] for key in ("query", "words", "note") if key in found} | {
             "facts": _compacted(found["facts"], compact_fact),
             "entities": _compacted(found["entities"], compact_entity),
             "next_cursor": _next(page, found["facts"]["total"], found["entities"]["total"]),

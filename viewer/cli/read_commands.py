@@ -9,7 +9,8 @@ from memlens.store import datasets
 from memlens.store.errors import StoreUnreadable
 from memlens.store.memory import Memory
 
-from .formatting import echo_candidates, echo_facts, entity_line, plural, printable, stats_line
+from .formatting import (echo_candidates, echo_facts, entity_line, fact_line, fact_times, plural, printable,
+                         stats_line, terminal_width)
 from . import history_text
 from .options import actor_option, dataset_options, emit, note, open_memory, read_memory
 
@@ -62,19 +63,28 @@ def history(ref, full, db, dataset, as_json):
 @full_option
 @dataset_options
 def recall(query, include_superseded, limit, full, db, dataset, as_json):
-    """Search facts and entities (full text). Superseded facts only with --superseded.
+    """Answer a question in plain words: the facts that hold its words (stems too: "owns" finds
+    owned_by), best first, then the facts of the entities it names or describes; each says why.
+    Superseded and retracted facts only with --superseded. The MCP tool `recall` answers the same.
 
     \b
     Example:
-      memlens recall 'billing owner'
+      memlens recall 'who owns the billing service'
     """
     with read_memory(db, dataset) as memory:
         found = memory.recall(query, include_superseded=include_superseded, limit=limit)
 
     def text() -> None:
+        if "note" in found:
+            click.echo(click.style(printable(found["note"]), fg="yellow"))
         for entity in found["entities"]:
             click.echo(entity_line(entity))
-        echo_facts(found["facts"], full=full)
+        if not found["facts"]:
+            click.echo("no facts")
+        times, width = fact_times(found["facts"]), terminal_width()
+        for fact in found["facts"]:
+            line, *description = fact_line(fact, times=times, full=full, width=width).split("\n")
+            click.echo("\n".join([line + click.style(f"  ← {printable(fact['why'])}", dim=True), *description]))
 
     emit(as_json, found, text)
 
