@@ -129,4 +129,4 @@ def test_a_fact_in_json_has_every_field_of_the_one_shape(demo):
     listed = json.loads(demo("facts", "-d", "demo", "--json").output)
     assert listed and all(set(fact) == set(FACT_FIELDS) for fact in listed)
     recalled = json.loads(demo("recall", "billing", "-d", "demo", "--json").output)["facts"]
-    assert recalled and all(set(fact) == {*FACT_FIELDS, "score"} for fact in recalled)
+    assert recalled and all(set(fact) == {*FACT_FIELDS, "score", "why"} for fact in recalled)

@@ -34,7 +34,7 @@ TABLES = {
     "dismissals": "SELECT * FROM dismissals ORDER BY n", "ledger": "SELECT * FROM ledger ORDER BY seq",
     "sqlite_sequence": "SELECT * FROM sqlite_sequence ORDER BY name",
     "fact_search": "SELECT rowid, text FROM fact_search ORDER BY rowid",
-    "entity_search": "SELECT rowid, text FROM entity_search ORDER BY rowid",
+    "entity_search": "SELECT rowid, name, about FROM entity_search ORDER BY rowid",
 }
 
 

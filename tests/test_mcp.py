@@ -286,7 +286,8 @@ def test_a_fact_has_one_json_shape_in_the_cli_and_over_mcp(server, memlens):
     assert over_mcp == in_cli                                   # the same keys, the same values
     assert in_cli["subject_name"] == "ledger-shape" and in_cli["description"] == "one shape for both"
     recalled = server.data("recall", query="ledger-shape")["facts"]["items"][0]
-    assert set(recalled) - {"score"} == set(in_cli) and recalled["score"] > 0
+    assert set(recalled) - {"score", "why"} == set(in_cli) and recalled["score"] > 0
+    assert recalled["why"] == "a fact of ledger-shape"
 
 
 def test_reads_of_a_dataset_that_does_not_exist_are_tool_errors_and_create_nothing(mcp_home):
