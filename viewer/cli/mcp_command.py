@@ -32,7 +32,7 @@ def mcp(db, dataset):
     try:
         from .mcp_server import serve
     except ImportError as exc:
-        if (exc.name or "").partition(".")[0] in ("mcp", "mcp_types", "pydantic"):
+        if (exc.name or "").partition(".")[0] in ("mcp", "mcp_types", "pydantic", "anyio"):
             raise click.ClickException(INSTALL_HINT) from None
         raise
     # A server lives as long as the host's session and makes cyclic garbage as it goes (the
