@@ -183,6 +183,9 @@ async function startReport() {
       else selectFact(memory.factById.get(id));
       return;
     }
+    if (event.target.closest("#zoom-in")) graph.zoomIn();
+    else if (event.target.closest("#zoom-out")) graph.zoomOut();
+    else if (event.target.closest("#zoom-fit")) graph.fitAll();
     if (event.target.closest("#detail-close")) selectEntity(null);
     else if (event.target.closest("#detail-expand")) graph.expandAround(view.selected);
     else if (event.target.closest("#detail-show-superseded")) update({ showSuperseded: true });
@@ -199,11 +202,17 @@ async function startReport() {
     if (row) selectFact(memory.factById.get(row.dataset.fact));
   });
 
+  // + and - zoom (vis-network's own keys do it too while the graph has the focus), 0 shows every node
+  const zoomKeys = { "+": () => graph.zoomIn(), "=": () => graph.zoomIn(), "-": () => graph.zoomOut(), "0": () => graph.fitAll() };
   document.addEventListener("keydown", (event) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName);
     if (event.key === "Escape" && !typing && view.selected) {
       selectEntity(null);
       byId("graph").focus();
+    } else if (!typing && !event.ctrlKey && !event.metaKey && !event.altKey && zoomKeys[event.key]
+               && document.body.classList.contains("on-graph") && (event.key === "0" || !event.target.closest("#graph"))) {
+      event.preventDefault();
+      zoomKeys[event.key]();
     } else if (event.key === "/" && !typing) {
       event.preventDefault();
       showTab("graph");

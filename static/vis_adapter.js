@@ -128,8 +128,8 @@ function createVisAdapter(container) {
   }
 
   // Draws the given nodes and edges again, over whatever was drawn (the selection's
-  // neighbourhood above the veil): edges, their arrows, the nodes, then the nodes' labels, as vis
-  // orders its own frame. Hidden items, and edges whose ends are hidden, are left out; so are edges
+  // neighbourhood above the veil): edges, their arrows, then the nodes, as vis orders its own
+  // frame (the page draws the labels: canvas_labels.js). Hidden items, and edges whose ends are hidden, are left out; so are edges
   // whose box lies off screen. The items are those last named by drawOver().
   function drawAgain(ctx) {
     const { nodes: drawnNodes, edges: drawnEdges } = network.body;
@@ -147,14 +147,7 @@ function createVisAdapter(container) {
     }
     for (const edge of lines) edge.draw(ctx);
     if (arrowScale) for (const edge of lines) drawArrow(ctx, edge);
-    const labels = [];
-    for (const id of nodesOver) {
-      const node = drawnNodes[id];
-      if (!visible(node)) continue;
-      const drawn = node.draw(ctx);
-      if (drawn && drawn.drawExternalLabel) labels.push(drawn.drawExternalLabel);
-    }
-    for (const label of labels) label();
+    for (const id of nodesOver) if (visible(drawnNodes[id])) drawnNodes[id].draw(ctx);
   }
 
   // The part of the canvas on screen, in canvas units.
@@ -188,7 +181,6 @@ function createVisAdapter(container) {
     },
     // vis's public API, by the names the page uses
     on: (event, handler) => network.on(event, handler),
-    fit: () => network.fit({ animation: false }),
     scale: () => network.getScale(),
     centre: () => network.getViewPosition(),
     moveTo: (options) => network.moveTo(options),
