@@ -152,7 +152,7 @@ async function startReport() {
     valid: byId("asof-valid"), validValue: byId("asof-valid-value"), validAny: byId("asof-valid-any"),
     recordTicks: byId("asof-record-ticks"), validTicks: byId("asof-valid-ticks"),
     superseded: byId("show-superseded"), archived: byId("hide-archived"), reset: byId("reset-view"),
-    chips: [...document.querySelectorAll(".type-chip")],
+    chips: [...document.querySelectorAll(".type-chip")], legend: document.querySelector(".legend"), legendMore: byId("legend-more"),
   }, update);
 
   // a site's graph page has no provenance tab: the ledger has pages of its own there

@@ -172,5 +172,32 @@ function createControls(memory, view, nodes, onChange) {
       onChange({ hiddenTypes: hidden });
     });
   }
+  fitLegend(nodes.legend, nodes.chips, nodes.legendMore);
   return { sync };
+}
+
+// The legend shows the rows it has room for; the types cut off are counted on a button that
+// opens the whole legend, so every type can be reached at any window size.
+function fitLegend(legend, chips, button) {
+  function count() {
+    if (legend.classList.contains("is-open")) return;
+    const bottom = legend.getBoundingClientRect().bottom + 1;
+    const cut = chips.filter((chip) => chip.getBoundingClientRect().bottom > bottom).length;
+    button.hidden = cut === 0;
+    button.textContent = "+" + cut + " more";
+    button.setAttribute("aria-label", cut + " more types");
+  }
+  button.addEventListener("click", () => {
+    const open = legend.classList.toggle("is-open");
+    button.setAttribute("aria-expanded", String(open));
+    if (open) {
+      button.textContent = "fewer";
+      button.setAttribute("aria-label", "Show fewer types");
+    } else {
+      count();
+    }
+    window.dispatchEvent(new Event("resize")); // the graph's box changed
+  });
+  window.addEventListener("resize", count);
+  count();
 }

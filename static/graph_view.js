@@ -174,8 +174,9 @@ function createGraphView(memory, view, container, events) {
     return {
       id: entity.id, hidden, opacity: 1, size: dotRadius(entity.degree, highestDegree),
       shape: memory.types[entity.type].shape || "dot", // past the palette's colours, the shape tells types apart
+      // the outline gives every type's look at least 3:1 against the background, whatever its fill
       borderWidth: selected ? 4 : 1.5,
-      color: { background: entity.color, border: selected ? theme.accent : entity.color,
+      color: { background: entity.color, border: selected ? theme.accent : theme.muted,
                highlight: { background: entity.color, border: theme.accent },
                hover: { background: entity.color, border: theme.text } },
     };
