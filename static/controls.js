@@ -181,8 +181,12 @@ function createControls(memory, view, nodes, onChange) {
 function fitLegend(legend, chips, button) {
   function count() {
     if (legend.classList.contains("is-open")) return;
-    const bottom = legend.getBoundingClientRect().bottom + 1;
-    const cut = chips.filter((chip) => chip.getBoundingClientRect().bottom > bottom).length;
+    const cutOff = () => {
+      const bottom = legend.getBoundingClientRect().bottom + 1;
+      return chips.filter((chip) => chip.getBoundingClientRect().bottom > bottom).length;
+    };
+    button.hidden = false; // it takes room beside the legend: counted with it in place
+    const cut = cutOff();
     button.hidden = cut === 0;
     button.textContent = "+" + cut + " more";
     button.setAttribute("aria-label", cut + " more types");
@@ -198,6 +202,6 @@ function fitLegend(legend, chips, button) {
     }
     window.dispatchEvent(new Event("resize")); // the graph's box changed
   });
-  window.addEventListener("resize", count);
-  count();
+  // the legend's width settles as the page lays out, and follows the window
+  new ResizeObserver(count).observe(legend);
 }

@@ -397,6 +397,7 @@ function createGraphView(memory, view, container, events) {
   });
   fitAll();
   canvas.on("afterDrawing", drawOverlay);
+  canvas.on("animationFinished", () => { zoomingTo = null; });
 
   canvas.on("click", (params) => {
     if (params.nodes.length) events.selectEntity(memory.entityById.get(params.nodes[0]));
@@ -442,9 +443,12 @@ function createGraphView(memory, view, container, events) {
     canvas.moveTo({ scale: low, position, animation: animate ? { duration: 250, easingFunction: "easeInOutQuad" } : false });
   }
 
-  // Zooms by `factor` about the middle of the canvas, from a little below "fit all" to ZOOM_MOST.
+  // Zooms by `factor` about the middle of the canvas, up to ZOOM_MOST; a press while the last one
+  // is still moving goes on from where that one was going.
+  let zoomingTo = null;
   function zoomBy(factor) {
-    const scale = Math.min(ZOOM_MOST, Math.max(0.02, canvas.scale() * factor));
+    const scale = Math.min(ZOOM_MOST, Math.max(0.02, (zoomingTo || canvas.scale()) * factor));
+    zoomingTo = scale;
     canvas.moveTo({ scale, position: canvas.centre(), animation: { duration: 180, easingFunction: "easeInOutQuad" } });
   }
 
