@@ -78,6 +78,7 @@ async function startReport() {
     controls.sync();
     ledger.render();
     placeTimelineCursors(document, view.asOfValid);
+    markTimelineRows(document, memory, view.asOfRecord);
     statusLine();
   }
 
@@ -106,6 +107,11 @@ async function startReport() {
   function selectFact(fact) {
     if (!fact) return;
     const look = factAppearance(fact, view);
+    if (look.why === "unrecorded") {
+      byId("graph-status").textContent = "That fact was not recorded yet at the chosen record time (it was recorded " +
+        shortTime(memory.times[fact.recordedAt]) + ").";
+      return;
+    }
     if (look.why === "superseded") view.showSuperseded = true;
     const owner = fact.subjectEntity || fact.objectEntity;
     if (!owner) {
@@ -194,10 +200,10 @@ async function startReport() {
       showTab("timelines");
       const figure = byId("timeline-entity-" + view.selected.id);
       figure.scrollIntoView({ block: "start" });
-      unfoldTimeline(figure, view.asOfValid).then(() => figure.scrollIntoView({ block: "start" }));
+      unfoldTimeline(figure, view, memory).then(() => figure.scrollIntoView({ block: "start" }));
     }
     const unfold = event.target.closest(".tl-unfold");
-    if (unfold) unfoldTimeline(unfold.closest("figure.timeline"), view.asOfValid);
+    if (unfold) unfoldTimeline(unfold.closest("figure.timeline"), view, memory);
     const row = event.target.closest(".timeline .tl-row[data-fact]");
     if (row) selectFact(memory.factById.get(row.dataset.fact));
   });

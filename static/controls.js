@@ -117,7 +117,21 @@ function createControls(memory, view, nodes, onChange) {
     nodes.superseded.checked = view.showSuperseded;
     if (nodes.archived) nodes.archived.checked = view.hideArchived;
     for (const chip of nodes.chips) chip.setAttribute("aria-pressed", String(!view.hiddenTypes.has(chip.dataset.type)));
+    countTypes();
     document.body.classList.toggle("is-travelling", view.asOfRecord !== null || view.asOfValid !== null);
+  }
+
+  // The legend counts each type's entities as the chosen record time knew them (the build wrote now's).
+  let countedAt = null;
+  const counts = new Map(nodes.chips.map((chip) => [chip.dataset.type, chip.querySelector(".type-count")]));
+  function countTypes() {
+    if (countedAt === view.asOfRecord) return;
+    countedAt = view.asOfRecord;
+    const byType = new Map();
+    for (const entity of memory.entities) {
+      if (entityExistsAt(entity, view.asOfRecord)) byType.set(entity.typeName, (byType.get(entity.typeName) || 0) + 1);
+    }
+    for (const [type, node] of counts) if (node) node.textContent = (byType.get(type) || 0).toLocaleString("en");
   }
 
   function goRecord(stop) {

@@ -199,3 +199,50 @@ def test_every_legend_type_is_in_sight_or_one_click_away_and_outlined_at_3_to_1(
         assert min(colours["widths"]) >= 14
     finally:
         opened.close()
+
+
+def test_at_a_past_record_time_the_panel_lists_what_the_cli_lists_and_no_later_contradiction(browser, demo, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from memlens.viewer.cli import main
+
+    opened = open_report(browser, demo)
+    try:
+        page = opened.page
+        overview = """() => ({
+            hubs: [...document.querySelectorAll('#detail .overview-list')[0].querySelectorAll('li')].map((li) =>
+              [li.querySelector('.ref').textContent, Number(li.querySelector('.degree').textContent.split(' ')[0])]),
+            contested: document.querySelectorAll('#detail .tag-contested').length,
+            legend: [...document.querySelectorAll('.type-chip .type-count')].reduce((n, c) => n + Number(c.textContent), 0) })"""
+        now = page.evaluate(overview)
+        assert now["contested"] == 2 and now["legend"] == 51 and now["hubs"][0] == ["api-gateway", 17]
+        # just before the demo's first contradiction was recorded
+        at = page.evaluate("() => Math.min(...window.memlens.memory.contradictions.map((c) => c.recordedAt)) - 1")
+        when = page.evaluate("(at) => window.memlens.times[at]", at)
+        page.evaluate("(at) => window.memlens.update({ asOfRecord: at })", at)
+        then = page.evaluate(overview)
+        assert then["contested"] == 0                     # recorded later: not contested then
+        # the legend counts what the header counts then (tested against `memlens facts` elsewhere):
+        # one entity merged away since was still there
+        entities_then = int(page.locator('#header-counts [data-count="entities"] dd').inner_text())
+        assert then["legend"] == entities_then == 52
+        page.evaluate("() => window.memlens.selectEntityById(window.memlens.network.body.data.nodes.get()"
+                      ".find((n) => n.label === 'api-gateway').id)")
+        shown = page.evaluate("() => [...document.querySelectorAll('#detail article.fact')].map((a) => a.dataset.factId)")
+        tags = page.locator("#detail .tag-contested").count()
+        page.evaluate("() => window.memlens.update({ asOfRecord: null })")
+        assert page.locator("#detail .tag-contested").count() > 0    # now it is contested
+    finally:
+        opened.close()
+    runner = CliRunner(env={"MEMLENS_HOME": str(tmp_path / "home")})
+    assert runner.invoke(main, ["demo"]).exit_code == 0
+    listed = json.loads(runner.invoke(main, ["facts", "-d", "demo", "--as-of-record", when, "--json"]).output)
+    gateway = sorted(f["id"] for f in listed if "api-gateway" in (f["subject_name"], f["object_name"]))
+    assert gateway and sorted(shown) == gateway and tags == 0
+    links = {}
+    for fact in listed:
+        for name in (fact["subject_name"], fact["object_name"]):
+            links[name] = links.get(name, 0) + 1
+    assert then["hubs"] and all(links.get(name) == count for name, count in then["hubs"])
