@@ -14,6 +14,7 @@ const EXPAND_LIMIT = 400;
 const EDGE_LABEL_LIMIT = 400; // relation names are placed each frame while this few links are drawn
 const ZOOM_STEP = 1.4;        // one press of + or -
 const ZOOM_MOST = 4;          // closer than this, labels hold their size and nothing more is read
+const FIT_MOST = 2;           // a small memory's first view is enlarged up to this, its links long enough to be named
 const FIT_MARGIN_PX = 12;
 const NEVER_DRAWN_PX = 1e9;
 
@@ -410,7 +411,7 @@ function createGraphView(memory, view, container, events) {
   canvas.on("hoverNode", () => { container.classList.add("is-pointing"); });
   canvas.on("blurNode", () => { container.classList.remove("is-pointing"); });
 
-  // Every shown node, its dot and its name, inside the canvas, at no more than natural size.
+  // Every shown node, its dot and its name, inside the canvas, enlarged up to FIT_MOST.
   // Names keep a size on screen whatever the zoom, so the zoom is found by halving: the largest at
   // which the drawing's extent on screen fits the canvas.
   function fitAll(animate) {
@@ -435,7 +436,7 @@ function createGraphView(memory, view, container, events) {
       return { left, right, top, bottom };
     };
     const fits = (scale) => { const e = extent(scale); return e.right - e.left <= width && e.bottom - e.top <= height; };
-    let low = 0.01, high = 1;
+    let low = 0.01, high = FIT_MOST;
     if (fits(high)) low = high;
     else for (let step = 0; step < 30; step++) { const middle = (low + high) / 2; if (fits(middle)) low = middle; else high = middle; }
     const e = extent(low);

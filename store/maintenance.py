@@ -80,7 +80,11 @@ class SingleValued(NamedTuple):
     superseded: frozenset[str]   # a value of it was replaced before (not by a merge)
 
     def holds(self, relation: str) -> bool:
-        return relation in self.declared or relation in self.superseded or sounds_single_valued(relation)
+        return self.said(relation) or relation in self.superseded
+
+    def said(self, relation: str) -> bool:
+        """Declared, or named so: several values are a question however they were recorded."""
+        return relation in self.declared or sounds_single_valued(relation)
 
 
 def _single_valued(conn: sqlite3.Connection) -> SingleValued:
@@ -165,9 +169,9 @@ HOTSPOT_SPAN = timedelta(hours=12)
 
 def _hotspots(current: list[Record], single: SingleValued) -> list[Candidate]:
     """Several current values for one subject of a relation that holds one value per subject: a
-    declared functional one, or one that behaves like it (a value of it was replaced before, or
-    the ontology marks its name) whose values were recorded at different times, so a later one
-    may have replaced an earlier one. A service with three dependencies is no question."""
+    declared functional one or one the ontology marks by name, or one that behaves like it (a value
+    of it was replaced before) whose values were recorded at different times, so a later one may
+    have replaced an earlier one. A service with three dependencies is no question."""
     groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
     for row in current:
         if single.holds(row["relation"]):
@@ -183,7 +187,7 @@ def _hotspots(current: list[Record], single: SingleValued) -> list[Candidate]:
         for (subject_id, relation), rows in sorted(
             (key, sorted(rows, key=lambda r: (r["object"], r["id"]))) for key, rows in groups.items() if len(rows) > 1
         )
-        if relation in single.declared or _recorded_apart(rows)
+        if single.said(relation) or _recorded_apart(rows)
     ]
 
 

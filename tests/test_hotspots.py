@@ -61,3 +61,15 @@ def test_a_relation_whose_value_was_replaced_before_behaves_single_valued_but_a_
 def test_the_ontology_marks_single_valued_names_whatever_their_case_or_spelling():
     assert all(sounds_single_valued(name) for name in ("owned_by", "Owned By", "owned-by", "version", "STATUS"))
     assert not any(sounds_single_valued(name) for name in ("depends_on", "uses", "owns", "contains", "versions_seen"))
+
+
+def test_values_of_a_marked_relation_stated_together_are_a_hotspot_but_of_a_once_replaced_one_are_not(memory):
+    memory.remember([FactInput("billing-service", "owned_by", owner, "Service", "Person", evidence=("repo://x",))
+                     for owner in ("Dana", "Priya")])          # one session, a minute apart
+    memory.remember([FactInput("parcelhub", "uses", tool, "Project", "Library", evidence=("repo://x",))
+                     for tool in ("pytest", "ruff")])
+    said_a_day_apart(memory, "eta.py", "uses", ["pytz"])
+    said_a_day_apart(memory, "eta.py", "uses", ["zoneinfo"])
+    pytz, zoneinfo = (next(f["id"] for f in memory.facts() if f["object_name"] == n) for n in ("pytz", "zoneinfo"))
+    memory.supersede(pytz, zoneinfo, "PR #433")
+    assert [c.key.split(":")[-1] for c in hotspots(memory)] == ["owned_by"]   # parcelhub's tools are a set
