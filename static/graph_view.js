@@ -410,6 +410,7 @@ function createGraphView(memory, view, container, events) {
   });
   canvas.on("hoverNode", () => { container.classList.add("is-pointing"); });
   canvas.on("blurNode", () => { container.classList.remove("is-pointing"); });
+  container.addEventListener("mouseleave", (event) => canvas.endHover(event));
 
   // Every shown node, its dot and its name, inside the canvas, enlarged up to FIT_MOST.
   // Names keep a size on screen whatever the zoom, so the zoom is found by halving: the largest at

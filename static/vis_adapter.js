@@ -29,6 +29,7 @@ function missingInternals(network) {
     "body.nodeIndices": Array.isArray(body.nodeIndices),
     "body.view.scale": body.view && typeof body.view.scale === "number",
     "renderer.redrawRequested": network.renderer && typeof network.renderer.redrawRequested === "boolean",
+    "selectionHandler.hoverObject": network.selectionHandler && typeof network.selectionHandler.hoverObject === "function",
   };
   return Object.keys(checks).filter((name) => !checks[name]);
 }
@@ -178,6 +179,12 @@ function createVisAdapter(container) {
     drawOver(nodeIds, edgeIds) {
       nodesOver = new Set(nodeIds);
       drawnOver = new Set(edgeIds);
+    },
+    // vis follows hovering only while the pointer moves over the canvas: one that leaves it for
+    // the panel (its close button, say) left the node under it ringed. Hovering nothing blurs it.
+    endHover(event) {
+      network.selectionHandler.hoverObject(event, { x: -1e6, y: -1e6 });
+      emitNow("_requestRedraw");
     },
     // vis's public API, by the names the page uses
     on: (event, handler) => network.on(event, handler),

@@ -246,3 +246,22 @@ def test_at_a_past_record_time_the_panel_lists_what_the_cli_lists_and_no_later_c
         for name in (fact["subject_name"], fact["object_name"]):
             links[name] = links.get(name, 0) + 1
     assert then["hubs"] and all(links.get(name) == count for name, count in then["hubs"])
+
+
+def test_a_node_left_for_the_panel_loses_its_hover_ring(browser, demo):
+    opened = open_report(browser, demo)
+    try:
+        page = opened.page
+        hub = next(node for node in drawn_nodes(page) if node["label"] == "api-gateway")
+        page.mouse.move(hub["x"], hub["y"])
+        page.wait_for_timeout(100)
+        hovered = "(id) => window.memlens.network.body.nodes[id].hover"
+        assert page.evaluate(hovered, hub["id"]) is True
+        assert "is-pointing" in page.get_attribute("#graph", "class")
+        panel = page.locator("#detail").bounding_box()
+        page.mouse.move(panel["x"] + 40, panel["y"] + 40)     # straight off the canvas
+        page.wait_for_timeout(100)
+        assert page.evaluate(hovered, hub["id"]) is False
+        assert "is-pointing" not in page.get_attribute("#graph", "class")
+    finally:
+        opened.close()
