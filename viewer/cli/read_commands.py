@@ -146,9 +146,10 @@ def datasets_command(db, dataset, as_json):
 def maintain(quiet, db, dataset, as_json, actor):
     """Show the maintenance worklist, then run the after-maintenance hooks.
 
-    The worklist holds hotspots (several current values for one subject and relation), open
+    The worklist holds hotspots (several current values of a relation that holds one per subject:
+    declared functional, replaced before, or named like owned_by, version, status), open
     contradictions, near-duplicate names and facts without evidence, minus what was dismissed.
-    It decides nothing. A failing hook is reported and makes the exit status 1; it never undoes
+    It decides nothing, and ends with the next command to run. A failing hook is reported and makes the exit status 1; it never undoes
     maintenance.
 
     \b
