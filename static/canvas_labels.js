@@ -51,7 +51,7 @@ function beginLabelFrame(network, ctx) {
   function cellsOf(box, visit) {
     const x0 = Math.floor((box.cx - box.ex) / GRID_CELL_PX), x1 = Math.floor((box.cx + box.ex) / GRID_CELL_PX);
     const y0 = Math.floor((box.cy - box.ey) / GRID_CELL_PX), y1 = Math.floor((box.cy + box.ey) / GRID_CELL_PX);
-    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) visit(x + ":" + y);
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) visit(x * 65536 + y); // a number: no string per cell
   }
   function clear(box, avoidDots) {
     let free = true;
@@ -83,6 +83,7 @@ function beginLabelFrame(network, ctx) {
   // A node's name under its dot; false when it gives way.
   function nodeLabel(node, text, colour, layer) {
     const px = labelPx(scale), at = toScreen(node);
+    if (at.x < -width || at.x > 2 * width || at.y < -height || at.y > 2 * height) return false; // far off screen
     const halfWidth = (textWidth(text, px) + LABEL_STROKE_PX) / 2, halfHeight = px * 0.6;
     const box = orientedBox(at.x, at.y + node.options.size * scale + LABEL_GAP_PX + halfHeight, halfWidth, halfHeight, 0);
     if (!onScreen(box) || !clear(box, false)) return false;
