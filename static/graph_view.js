@@ -396,9 +396,17 @@ function createGraphView(memory, view, container, events) {
              scaling: { label: { enabled: false, drawThreshold: NEVER_DRAWN_PX } } },
     edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5 },
   });
+  // While the view is the fitted one, it stays fitted as the canvas settles or the window changes
+  // (the demo's canvas grows 461 -> 495 px tall after the first fit, and vis rescales the view by
+  // the width alone); a zoom, a drag or a focus by the reader ends that. vis restores its own view
+  // after saying "resize", so the fit waits for the next frame.
+  let keepFitted = true;
   fitAll();
   canvas.on("afterDrawing", drawOverlay);
   canvas.on("animationFinished", () => { zoomingTo = null; });
+  canvas.on("resize", () => requestAnimationFrame(() => { if (keepFitted) fitAll(false); }));
+  canvas.on("zoom", () => { keepFitted = false; });
+  canvas.on("dragStart", () => { keepFitted = false; });
 
   canvas.on("click", (params) => {
     if (params.nodes.length) events.selectEntity(memory.entityById.get(params.nodes[0]));
@@ -416,6 +424,7 @@ function createGraphView(memory, view, container, events) {
   // Names keep a size on screen whatever the zoom, so the zoom is found by halving: the largest at
   // which the drawing's extent on screen fits the canvas.
   function fitAll(animate) {
+    keepFitted = true;
     const items = [];
     for (const index of drawnEntities) {
       const entity = memory.entities[index];
@@ -449,6 +458,7 @@ function createGraphView(memory, view, container, events) {
   // is still moving goes on from where that one was going.
   let zoomingTo = null;
   function zoomBy(factor) {
+    keepFitted = false;
     const scale = Math.min(ZOOM_MOST, Math.max(0.02, (zoomingTo || canvas.scale()) * factor));
     zoomingTo = scale;
     canvas.moveTo({ scale, position: canvas.centre(), animation: { duration: 180, easingFunction: "easeInOutQuad" } });
@@ -478,6 +488,7 @@ function createGraphView(memory, view, container, events) {
   // `coveredRight()`: how many px of the graph's right side the detail panel covers once drawn
   // (a narrow screen); the entity is centred in what is left.
   function focus(entity, coveredRight) {
+    keepFitted = false;
     batch(() => {
       if (!drawnEntities.has(entity.index)) reveal(entity);
       canvas.select(entity.id);
@@ -494,6 +505,7 @@ function createGraphView(memory, view, container, events) {
     const room = container.clientWidth - covered;
     if (at.x > 24 && at.x < room - 24) return;
     const centre = canvas.centre(), scale = canvas.scale();
+    keepFitted = false;
     canvas.moveTo({ position: { x: centre.x + (at.x - room / 2) / scale, y: centre.y },
                      animation: { duration: 250, easingFunction: "easeInOutQuad" } });
   }
