@@ -78,6 +78,7 @@ async function startReport() {
     controls.sync();
     ledger.render();
     placeTimelineCursors(document, view.asOfValid);
+    markTimelineRows(document, memory, view.asOfRecord);
     statusLine();
   }
 
@@ -106,6 +107,11 @@ async function startReport() {
   function selectFact(fact) {
     if (!fact) return;
     const look = factAppearance(fact, view);
+    if (look.why === "unrecorded") {
+      byId("graph-status").textContent = "That fact was not recorded yet at the chosen record time (it was recorded " +
+        shortTime(memory.times[fact.recordedAt]) + ").";
+      return;
+    }
     if (look.why === "superseded") view.showSuperseded = true;
     const owner = fact.subjectEntity || fact.objectEntity;
     if (!owner) {
@@ -152,7 +158,7 @@ async function startReport() {
     valid: byId("asof-valid"), validValue: byId("asof-valid-value"), validAny: byId("asof-valid-any"),
     recordTicks: byId("asof-record-ticks"), validTicks: byId("asof-valid-ticks"),
     superseded: byId("show-superseded"), archived: byId("hide-archived"), reset: byId("reset-view"),
-    chips: [...document.querySelectorAll(".type-chip")],
+    chips: [...document.querySelectorAll(".type-chip")], legend: document.querySelector(".legend"), legendMore: byId("legend-more"),
   }, update);
 
   // a site's graph page has no provenance tab: the ledger has pages of its own there
@@ -183,6 +189,9 @@ async function startReport() {
       else selectFact(memory.factById.get(id));
       return;
     }
+    if (event.target.closest("#zoom-in")) graph.zoomIn();
+    else if (event.target.closest("#zoom-out")) graph.zoomOut();
+    else if (event.target.closest("#zoom-fit")) graph.fitAll();
     if (event.target.closest("#detail-close")) selectEntity(null);
     else if (event.target.closest("#detail-expand")) graph.expandAround(view.selected);
     else if (event.target.closest("#detail-show-superseded")) update({ showSuperseded: true });
@@ -191,19 +200,25 @@ async function startReport() {
       showTab("timelines");
       const figure = byId("timeline-entity-" + view.selected.id);
       figure.scrollIntoView({ block: "start" });
-      unfoldTimeline(figure, view.asOfValid).then(() => figure.scrollIntoView({ block: "start" }));
+      unfoldTimeline(figure, view, memory).then(() => figure.scrollIntoView({ block: "start" }));
     }
     const unfold = event.target.closest(".tl-unfold");
-    if (unfold) unfoldTimeline(unfold.closest("figure.timeline"), view.asOfValid);
+    if (unfold) unfoldTimeline(unfold.closest("figure.timeline"), view, memory);
     const row = event.target.closest(".timeline .tl-row[data-fact]");
     if (row) selectFact(memory.factById.get(row.dataset.fact));
   });
 
+  // + and - zoom (vis-network's own keys do it too while the graph has the focus), 0 shows every node
+  const zoomKeys = { "+": () => graph.zoomIn(), "=": () => graph.zoomIn(), "-": () => graph.zoomOut(), "0": () => graph.fitAll() };
   document.addEventListener("keydown", (event) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName);
     if (event.key === "Escape" && !typing && view.selected) {
       selectEntity(null);
       byId("graph").focus();
+    } else if (!typing && !event.ctrlKey && !event.metaKey && !event.altKey && zoomKeys[event.key]
+               && document.body.classList.contains("on-graph") && (event.key === "0" || !event.target.closest("#graph"))) {
+      event.preventDefault();
+      zoomKeys[event.key]();
     } else if (event.key === "/" && !typing) {
       event.preventDefault();
       showTab("graph");

@@ -117,7 +117,21 @@ function createControls(memory, view, nodes, onChange) {
     nodes.superseded.checked = view.showSuperseded;
     if (nodes.archived) nodes.archived.checked = view.hideArchived;
     for (const chip of nodes.chips) chip.setAttribute("aria-pressed", String(!view.hiddenTypes.has(chip.dataset.type)));
+    countTypes();
     document.body.classList.toggle("is-travelling", view.asOfRecord !== null || view.asOfValid !== null);
+  }
+
+  // The legend counts each type's entities as the chosen record time knew them (the build wrote now's).
+  let countedAt = null;
+  const counts = new Map(nodes.chips.map((chip) => [chip.dataset.type, chip.querySelector(".type-count")]));
+  function countTypes() {
+    if (countedAt === view.asOfRecord) return;
+    countedAt = view.asOfRecord;
+    const byType = new Map();
+    for (const entity of memory.entities) {
+      if (entityExistsAt(entity, view.asOfRecord)) byType.set(entity.typeName, (byType.get(entity.typeName) || 0) + 1);
+    }
+    for (const [type, node] of counts) if (node) node.textContent = (byType.get(type) || 0).toLocaleString("en");
   }
 
   function goRecord(stop) {
@@ -172,5 +186,36 @@ function createControls(memory, view, nodes, onChange) {
       onChange({ hiddenTypes: hidden });
     });
   }
+  fitLegend(nodes.legend, nodes.chips, nodes.legendMore);
   return { sync };
+}
+
+// The legend shows the rows it has room for; the types cut off are counted on a button that
+// opens the whole legend, so every type can be reached at any window size.
+function fitLegend(legend, chips, button) {
+  function count() {
+    if (legend.classList.contains("is-open")) return;
+    const cutOff = () => {
+      const bottom = legend.getBoundingClientRect().bottom + 1;
+      return chips.filter((chip) => chip.getBoundingClientRect().bottom > bottom).length;
+    };
+    button.hidden = false; // it takes room beside the legend: counted with it in place
+    const cut = cutOff();
+    button.hidden = cut === 0;
+    button.textContent = "+" + cut + " more";
+    button.setAttribute("aria-label", cut + " more types");
+  }
+  button.addEventListener("click", () => {
+    const open = legend.classList.toggle("is-open");
+    button.setAttribute("aria-expanded", String(open));
+    if (open) {
+      button.textContent = "fewer";
+      button.setAttribute("aria-label", "Show fewer types");
+    } else {
+      count();
+    }
+    window.dispatchEvent(new Event("resize")); // the graph's box changed
+  });
+  // the legend's width settles as the page lays out, and follows the window
+  new ResizeObserver(count).observe(legend);
 }

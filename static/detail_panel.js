@@ -6,19 +6,26 @@ const STATUS_ORDER = { current: 0, superseded: 1, retracted: 2, forgotten: 3 };
 const GROUP_CARDS = 10;
 const GROUP_PAGE = 100;
 const TOMBSTONES = "forgotten";
+const OVERVIEW_ROWS = 8;
+const HUB_CANDIDATES = 40;
 
 function createDetailPanel(memory, view, panel, actions) {
+  // A link to something the chosen record time did not know yet says so.
+  const notYet = () => el("span", { className: "muted not-yet" }, " (not recorded yet then)");
+
   function refButton(entity, label) {
     if (!entity) return el("span", { className: "muted" }, "(forgotten entity)");
-    return el("button", { type: "button", className: "ref ref-entity", "data-ref-kind": "entity",
-                          "data-ref-id": entity.id }, label || entity.name);
+    return [el("button", { type: "button", className: "ref ref-entity", "data-ref-kind": "entity",
+                           "data-ref-id": entity.id }, label || entity.name),
+            entityExistsAt(entity, view.asOfRecord) || view.asOfRecord === null ? null : notYet()];
   }
 
   // A link to `fact` from the card of `from`: where both read the same (two versions of one
   // memory: "memory c96a99b6 filed_under ownership"), the link names what differs instead.
   function factRef(fact, from) {
-    return el("button", { type: "button", className: "ref ref-fact", "data-ref-kind": "fact",
-                          "data-ref-id": fact.id }, from ? differenceLabel(fact, from) : factLabel(fact));
+    return [el("button", { type: "button", className: "ref ref-fact", "data-ref-kind": "fact",
+                           "data-ref-id": fact.id }, from ? differenceLabel(fact, from) : factLabel(fact)),
+            factStateAt(fact, view.asOfRecord) ? null : notYet()];
   }
 
   function differenceLabel(fact, from) {
@@ -192,6 +199,9 @@ function createDetailPanel(memory, view, panel, actions) {
         el("button", { type: "button", className: "icon-button", id: "detail-close", "aria-label": "Close details (Escape)" }, "\u00d7")),
       el("p", { className: "detail-type" }, swatch, entity.typeName, el("code", { title: entity.id }, shortId(entity.id))),
       entity.description ? el("p", { className: "detail-description" }, entity.description) : null,
+      entityExistsAt(entity, view.asOfRecord) || view.asOfRecord === null || merged ? null
+        : el("p", { className: "merged-note" }, "Not recorded yet at the chosen record time: created " +
+             shortTime(memory.times[entity.createdAt]) + "."),
       merged ? el("p", { className: "merged-note" }, "Merged into ", refButton(merged), " at " +
                   shortTime(memory.times[entity.mergedAt]) + "; its facts now belong there.") : null,
       el("p", { className: "fact-meta" }, el("span", null, "created " + shortTime(memory.times[entity.createdAt])),
@@ -209,11 +219,43 @@ function createDetailPanel(memory, view, panel, actions) {
                     "Open timeline") : null);
   }
 
-  let firstContested = null; // the contested facts the overview lists: fixed, and a walk over every fact
-  // With nothing selected the panel offers ways in: the hubs and whatever is in dispute.
+  // The entities with the most links shown under the view, as [entity, links]. Now, the build's
+  // counts; at another time, counted among the best connected of today (HUB_CANDIDATES of them: a
+  // hub's facts are tens of thousands, and every view change would count them all).
+  function hubsUnderView() {
+    if (view.asOfRecord === null && view.asOfValid === null && !view.showSuperseded) {
+      return memory.overview.filter((e) => e.mergedInto === -1).slice(0, OVERVIEW_ROWS).map((e) => [e, e.degree]);
+    }
+    const counted = [];
+    for (const entity of memory.overview.slice(0, HUB_CANDIDATES)) {
+      if (!entityExistsAt(entity, view.asOfRecord)) continue;
+      let links = 0;
+      for (const fact of entity.facts) if (fact.subjectEntity && fact.objectEntity && hiddenWhy(fact, view) === null) links++;
+      if (links) counted.push([entity, links]);
+    }
+    return counted.sort((a, b) => b[1] - a[1] || (a[0].name < b[0].name ? -1 : a[0].name > b[0].name ? 1 : 0)).slice(0, OVERVIEW_ROWS);
+  }
+
+  // The facts in a contradiction open at the view's record time (the first OVERVIEW_ROWS of them).
+  let firstContested = null; // now: fixed, and a walk over every fact
+  function contestedUnderView() {
+    const at = view.asOfRecord;
+    if (at === null) return firstContested || (firstContested = memory.facts.filter((f) => f.contested).slice(0, OVERVIEW_ROWS));
+    const found = new Set();
+    for (const contradiction of memory.contradictions) {
+      if (!(contradiction.recordedAt <= at && (contradiction.resolvedAt === -1 || contradiction.resolvedAt > at))) continue;
+      for (const fact of contradiction.factList) if (fact && factStateAt(fact, at)) found.add(fact);
+      if (found.size >= OVERVIEW_ROWS) break;
+    }
+    return [...found].slice(0, OVERVIEW_ROWS);
+  }
+
+  // With nothing selected the panel offers ways in: the hubs and whatever is in dispute, as the
+  // view has them.
   function overview() {
-    const hubs = memory.overview.filter((e) => e.mergedInto === -1).slice(0, 8);
-    const contested = firstContested || (firstContested = memory.facts.filter((f) => f.contested).slice(0, 8));
+    const hubs = hubsUnderView();
+    const contested = contestedUnderView();
+    const travelling = view.asOfRecord !== null || view.asOfValid !== null;
     const swatch = (entity) => {
       const dot = el("span", { className: "swatch-dot", "aria-hidden": "true" });
       dot.style.backgroundColor = entity.color;
@@ -222,10 +264,10 @@ function createDetailPanel(memory, view, panel, actions) {
     return el("div", { className: "detail-empty" },
       el("p", { className: "detail-empty-title" }, "Nothing selected"),
       el("p", null, "Click a node, or search, to see every fact about an entity: status, evidence, validity, and who recorded it when."),
-      el("h3", { className: "detail-section" }, "Most connected"),
-      el("ul", { className: "overview-list" }, hubs.map((entity) => el("li", null, swatch(entity), refButton(entity),
-        el("span", { className: "degree" }, plural(entity.degree, "link"))))),
-      contested.length ? [el("h3", { className: "detail-section" }, "Contested"),
+      el("h3", { className: "detail-section" }, "Most connected", travelling ? el("span", { className: "muted" }, " then") : null),
+      el("ul", { className: "overview-list" }, hubs.map(([entity, links]) => el("li", null, swatch(entity), refButton(entity),
+        el("span", { className: "degree" }, plural(links, "link"))))),
+      contested.length ? [el("h3", { className: "detail-section" }, "Contested", travelling ? el("span", { className: "muted" }, " then") : null),
         el("ul", { className: "overview-list" }, contested.map((fact) => el("li", null,
           el("strong", { className: "tag tag-contested" }, "contested"), factRef(fact))))] : null);
   }

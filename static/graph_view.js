@@ -11,16 +11,17 @@
 // after vis draws, and the selection's neighbourhood is drawn again on top of it.
 const DIM_VEIL = 0.84; // the share of the background laid over what is not highlighted
 const EXPAND_LIMIT = 400;
-const EDGE_LABEL_LIMIT = 400;
-const EDGE_FONT_PX = 11;
-const EDGE_LABEL_SCALE = 1.1; // relation names join in once the links are long enough to hold them
-const READABLE_PX = 11; // the first view of a graph this small shows every label at least this large
-const READABLE_LIMIT = 200; // viewer/model/layout.py lays graphs this small out label by label
+const EDGE_LABEL_LIMIT = 400; // relation names are placed each frame while this few links are drawn
+const ZOOM_STEP = 1.4;        // one press of + or -
+const ZOOM_MOST = 4;          // closer than this, labels hold their size and nothing more is read
+const FIT_MOST = 2;           // a small memory's first view is enlarged up to this, its links long enough to be named
+const FIT_MARGIN_PX = 12;
+const NEVER_DRAWN_PX = 1e9;
 
 function themeColors() {
   const css = getComputedStyle(document.documentElement);
   const read = (name) => css.getPropertyValue(name).trim();
-  return { text: read("--text"), background: read("--graph-bg"), edge: read("--edge"),
+  return { text: read("--text"), muted: read("--muted"), background: read("--graph-bg"), edge: read("--edge"),
            retired: read("--edge-retired"), contested: read("--contested"), accent: read("--accent") };
 }
 
@@ -105,16 +106,15 @@ function createGraphView(memory, view, container, events) {
         }
       }
     }
-    relabel();
-    const showLabels = labelsShown();
+    rerank();
     const newNodes = fresh.map((entity) => {
       const look = remember(entity.id, nodeLook(entity));
       return { ...nodeStyle(entity, look), label: nodeLabel(entity), x: entity.x, y: entity.y,
                title: entity.name.length > LABEL_CHARS ? entity.name : undefined };
     });
-    const newEdges = newFacts.map((fact) => edgeStyle(fact, remember(fact.id, edgeLook(fact, showLabels))));
+    const newEdges = newFacts.map((fact) => edgeStyle(fact, remember(fact.id, edgeLook(fact))));
     for (const fact of newRetired) {
-      const look = edgeLook(fact, showLabels);
+      const look = edgeLook(fact);
       if (look.hidden) continue;
       retiredInVis.add(fact.index);
       newEdges.push(edgeStyle(fact, remember(fact.id, look)));
@@ -133,8 +133,13 @@ function createGraphView(memory, view, container, events) {
   // drawing); the layout reserved room for them with the same rule (node_labels.js).
   let highestDegree = 0;
   for (const entity of memory.entities) highestDegree = Math.max(highestDegree, entity.degree);
-  // The zoom each drawn entity's label waits for, recomputed whenever entities are added.
-  let labelScale = new Map();
+  // The drawn entities, most connected first, then by name: where two labels would overlap, the
+  // one later in this order gives way. Ranked again whenever entities are added.
+  let ranked = [];
+  function rerank() {
+    ranked = [...drawnEntities].map((index) => memory.entities[index])
+      .sort((a, b) => b.degree - a.degree || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
 
   // An item goes into vis with this look.
   function remember(id, look) {
@@ -159,33 +164,22 @@ function createGraphView(memory, view, container, events) {
     return entityExistsAt(entity, view.asOfRecord) && !view.hiddenTypes.has(entity.typeName);
   }
 
-  // Entities whose label scale changed since they were last styled.
-  const relabelled = new Set();
-  function relabel() {
-    const drawn = [...drawnEntities].map((index) => memory.entities[index]);
-    const next = labelScales(drawn, highestDegree);
-    for (const [entity, scale] of next) if (labelScale.get(entity) !== scale) relabelled.add(entity);
-    labelScale = next;
-  }
-
   // What a node's style depends on besides the entity and the theme.
   function nodeLook(entity) {
     const selected = view.selected === entity;
-    const waits = Math.max(labelScale.get(entity) || 0, LEGIBLE_PX / LABEL_FONT_PX);
-    return { hidden: !entityShown(entity), selected, waits, key: (selected ? "selected " : "") + waits };
+    return { hidden: !entityShown(entity), selected, key: selected ? "selected" : "" };
   }
 
-  function nodeStyle(entity, { hidden, selected, waits }) {
+  // vis keeps the label (a tooltip, a click on it selects) but draws none: canvas_labels.js does.
+  function nodeStyle(entity, { hidden, selected }) {
     return {
       id: entity.id, hidden, opacity: 1, size: dotRadius(entity.degree, highestDegree),
       shape: memory.types[entity.type].shape || "dot", // past the palette's colours, the shape tells types apart
+      // the outline gives every type's look at least 3:1 against the background, whatever its fill
       borderWidth: selected ? 4 : 1.5,
-      color: { background: entity.color, border: selected ? theme.accent : entity.color,
+      color: { background: entity.color, border: selected ? theme.accent : theme.muted,
                highlight: { background: entity.color, border: theme.accent },
                hover: { background: entity.color, border: theme.text } },
-      font: { color: theme.text, strokeColor: theme.background, size: LABEL_FONT_PX },
-      // vis hides a label while size * scale < drawThreshold - 1
-      scaling: { label: { enabled: false, drawThreshold: LABEL_FONT_PX * waits + 1, maxVisible: LABEL_FONT_PX } },
     };
   }
 
@@ -200,33 +194,26 @@ function createGraphView(memory, view, container, events) {
     return end;
   }
 
-  // What an edge's style depends on besides the fact's relation, its curve and the theme.
-  // The selection's own links show their names at any legible zoom; the others once zoomed in.
-  // Without labels the selection leaves edge styles alone: a hub's selection restyled every one of
-  // its drawn links for nothing (a DataSet update of every drawn link of the hub, ~20 ms a selection).
-  function edgeLook(fact, showLabels) {
+  // What an edge's style depends on besides its curve and the theme. The selection leaves edge
+  // styles alone: a hub's selection restyled every one of its drawn links for nothing (a DataSet
+  // update of every drawn link of the hub, ~20 ms a selection); its relation names are drawn over.
+  function edgeLook(fact) {
     const look = factAppearance(fact, view);
     const from = drawnEnd(fact.subjectEntity), to = drawnEnd(fact.objectEntity);
     const endsShown = entityShown(from) && entityShown(to) && drawnEntities.has(from.index) && drawnEntities.has(to.index);
     // a value superseded later that held at the chosen valid time is drawn as what was true then
     const past = Boolean(look.retired && !look.heldThen), contested = Boolean(look.contested);
-    const own = showLabels && view.selected !== null && (fact.subjectEntity === view.selected || fact.objectEntity === view.selected);
-    return { hidden: !look.shown || !endsShown, from, to, past, contested, showLabels, own,
-             key: (past ? "p" : "") + (contested ? "c" : "") + (showLabels ? "l" : "") + (own ? "o" : "") + from.index + ">" + to.index };
+    return { hidden: !look.shown || !endsShown, from, to, past, contested,
+             key: (past ? "p" : "") + (contested ? "c" : "") + from.index + ">" + to.index };
   }
 
-  function edgeStyle(fact, { hidden, from, to, past, contested, showLabels, own }) {
+  function edgeStyle(fact, { hidden, from, to, past, contested }) {
     const color = past ? theme.retired : contested ? theme.contested : theme.edge;
-    const label = showLabels ? clip(fact.relationName, 32) + (contested ? "  \u26a0 contested" : "") : undefined;
     return {
-      id: fact.id, from: from.id, to: to.id, hidden, label: label || "",
+      id: fact.id, from: from.id, to: to.id, hidden,
       dashes: past ? [5, 5] : false,
       width: contested ? 2.6 : past ? 1 : 1.4,
       color: { color, highlight: theme.accent, hover: color, opacity: past ? 0.75 : 0.9 },
-      font: { color: contested ? theme.contested : theme.text, strokeColor: theme.background,
-              size: EDGE_FONT_PX, strokeWidth: 4, align: "middle" },
-      scaling: { label: { enabled: false, drawThreshold: (own ? LEGIBLE_PX : EDGE_FONT_PX * EDGE_LABEL_SCALE) + 1,
-                          maxVisible: EDGE_FONT_PX } },
       smooth: fact.curve ? { enabled: true, type: fact.curve % 2 ? "curvedCW" : "curvedCCW",
                              roundness: 0.18 * Math.ceil(fact.curve / 2) } : { enabled: false },
     };
@@ -258,7 +245,7 @@ function createGraphView(memory, view, container, events) {
     return style;
   }
   const nodeChange = (entity) => changed(entity.id, nodeLook(entity), (look) => nodeStyle(entity, look));
-  const edgeChange = (fact, showLabels) => changed(fact.id, edgeLook(fact, showLabels), (look) => edgeStyle(fact, look));
+  const edgeChange = (fact) => changed(fact.id, edgeLook(fact), (look) => edgeStyle(fact, look));
 
   // One selection used to draw five times before returning (a draw per DataSet change and on
   // selectNodes). batch() holds vis's redraws while `fn` runs and asks for a single one on the next
@@ -285,33 +272,25 @@ function createGraphView(memory, view, container, events) {
     const nodeUpdates = pending ? pending.nodes : [];
     const edgeUpdates = pending ? pending.edges : [];
     const edgeAdds = [], edgeRemovals = [];
-    const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, view.hideArchived, theme, labelsShown()];
+    const key = [view.asOfRecord, view.asOfValid, view.showSuperseded, view.hideArchived, theme];
     const same = stylesFor !== null && view.hiddenTypes === stylesFor.hiddenTypes && key.every((v, i) => v === stylesFor.key[i]);
     if (same) {
-      const showLabels = labelsShown();
-      for (const entity of new Set([styledSelection, view.selected, ...relabelled])) {
+      for (const entity of new Set([styledSelection, view.selected])) {
         if (!entity || !drawnEntities.has(entity.index)) continue;
         const patch = nodeChange(entity);
         if (patch) nodeUpdates.push(patch);
-        if (!showLabels || (entity !== styledSelection && entity !== view.selected)) continue;
-        for (const fact of drawnFactsOf.get(entity.index) || []) {  // their labels follow the selection
-          if (!liveFacts.has(fact.index) && !retiredInVis.has(fact.index)) continue;
-          const look = edgeChange(fact, showLabels);
-          if (look) edgeUpdates.push(look);
-        }
       }
     } else {
-      const showLabels = labelsShown();
       for (const index of drawnEntities) {
         const patch = nodeChange(memory.entities[index]);
         if (patch) nodeUpdates.push(patch);
       }
       for (const index of liveFacts) {
-        const patch = edgeChange(memory.facts[index], showLabels);
+        const patch = edgeChange(memory.facts[index]);
         if (patch) edgeUpdates.push(patch);
       }
       for (const index of retiredCandidates()) {
-        const fact = memory.facts[index], look = edgeLook(fact, showLabels);
+        const fact = memory.facts[index], look = edgeLook(fact);
         if (!look.hidden && !retiredInVis.has(index)) {
           retiredInVis.add(index);
           edgeAdds.push(edgeStyle(fact, remember(fact.id, look)));
@@ -327,7 +306,6 @@ function createGraphView(memory, view, container, events) {
       stylesFor = { key, hiddenTypes: view.hiddenTypes };
     }
     styledSelection = view.selected;
-    relabelled.clear();
     canvas.update(nodeUpdates, []);
     canvas.removeEdges(edgeRemovals);
     canvas.add([], edgeAdds);
@@ -350,7 +328,34 @@ function createGraphView(memory, view, container, events) {
     if (previous !== null || highlight !== null) canvas.requestRedraw();
   }
 
-  function drawHighlight(ctx) {
+  // After vis has drawn the dots and lines: every label, then with a selection the veil, its
+  // neighbourhood again, and its labels over the veil. The selection's names are placed first,
+  // then the other names by rank, then the relation names where there is room.
+  function drawOverlay(ctx) {
+    const frame = beginLabelFrame(canvas.network, ctx);
+    const body = canvas.network.body;
+    const shownNode = (entity) => {
+      const node = body.nodes[entity.id];
+      return node && node.options.hidden !== true ? node : null;
+    };
+    const around = new Set(highlight ? highlight.nodes : []);
+    const own = new Set(highlight ? highlight.edges : []);
+    if (highlight) {
+      for (const id of [view.selected.id, ...ranked.filter((e) => around.has(e.id) && e !== view.selected).map((e) => e.id)]) {
+        const node = body.nodes[id];
+        if (node && node.options.hidden !== true) frame.nodeLabel(node, node.options.label, theme.text, "over");
+      }
+    }
+    const names = labelsShown();
+    if (names || own.size) for (const id of body.nodeIndices) frame.dot(body.nodes[id]);
+    for (const id of own) relationName(frame, body.edges[id], OWN_EDGE_LABEL_PX, "over");
+    for (const entity of ranked) {
+      if (around.has(entity.id)) continue;
+      const node = shownNode(entity);
+      if (node) frame.nodeLabel(node, node.options.label, theme.text, "under");
+    }
+    if (names) for (const id of body.edgeIndices) if (!own.has(id)) relationName(frame, body.edges[id], EDGE_LABEL_PX, "under");
+    frame.draw(ctx, "under", theme.background);
     if (highlight === null) return;
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -359,6 +364,19 @@ function createGraphView(memory, view, container, events) {
     ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
     ctx.restore();
     canvas.drawAgain(ctx);
+    frame.draw(ctx, "over", theme.background);
+  }
+
+  // A fact's relation name on its edge, if the edge is drawn and there is room.
+  function relationName(frame, edge, px, layer) {
+    if (!edge || !edge.connected || edge.options.hidden === true) return;
+    if (edge.from.options.hidden === true || edge.to.options.hidden === true) return;
+    const fact = memory.factById.get(edge.id);
+    const look = factAppearance(fact, view);
+    if (!look.shown) return;
+    const past = look.retired && !look.heldThen;
+    const text = clip(fact.relationName, EDGE_LABEL_CHARS) + (look.contested ? " \u26a0 contested" : "");
+    frame.edgeLabel(edge, text, px, look.contested ? theme.contested : past ? theme.muted : theme.text, layer);
   }
 
   theme = themeColors();
@@ -373,12 +391,22 @@ function createGraphView(memory, view, container, events) {
                    keyboard: { enabled: true, bindToWindow: false, autoFocus: false },
                    hideEdgesOnDrag: memory.entities.length > 2000, tooltipDelay: 150, navigationButtons: false },
     // Labels appear only once they would be legible: a zoomed-out overview shows shape, not text.
-    nodes: { shape: "dot", font: { face: LABEL_FACE, size: LABEL_FONT_PX, strokeWidth: LABEL_STROKE_PX } },
-    edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5,
-             font: { face: LABEL_FACE } },
+    // vis draws no text (canvas_labels.js does): a label's threshold no zoom reaches
+    nodes: { shape: "dot", font: { face: LABEL_FACE, size: LABEL_FONT_PX },
+             scaling: { label: { enabled: false, drawThreshold: NEVER_DRAWN_PX } } },
+    edges: { arrows: { to: { enabled: true, scaleFactor: 0.45 } }, selectionWidth: 1.5, hoverWidth: 0.5 },
   });
-  firstView();
-  canvas.on("afterDrawing", drawHighlight);
+  // While the view is the fitted one, it stays fitted as the canvas settles or the window changes
+  // (the demo's canvas grows 461 -> 495 px tall after the first fit, and vis rescales the view by
+  // the width alone); a zoom, a drag or a focus by the reader ends that. vis restores its own view
+  // after saying "resize", so the fit waits for the next frame.
+  let keepFitted = true;
+  fitAll();
+  canvas.on("afterDrawing", drawOverlay);
+  canvas.on("animationFinished", () => { zoomingTo = null; });
+  canvas.on("resize", () => requestAnimationFrame(() => { if (keepFitted) fitAll(false); }));
+  canvas.on("zoom", () => { keepFitted = false; });
+  canvas.on("dragStart", () => { keepFitted = false; });
 
   canvas.on("click", (params) => {
     if (params.nodes.length) events.selectEntity(memory.entityById.get(params.nodes[0]));
@@ -390,16 +418,50 @@ function createGraphView(memory, view, container, events) {
   });
   canvas.on("hoverNode", () => { container.classList.add("is-pointing"); });
   canvas.on("blurNode", () => { container.classList.remove("is-pointing"); });
+  container.addEventListener("mouseleave", (event) => canvas.endHover(event));
 
-  // Without physics vis does not fit on its own. A small graph is shown at a zoom where every
-  // label is READABLE_PX or larger, and no larger than its natural size: when it does not fit
-  // at that zoom, the view is centred on it and the edges are a drag away.
-  function firstView() {
-    canvas.fit();
-    if (drawnEntities.size > READABLE_LIMIT) return;
-    const fitted = canvas.scale();
-    const scale = Math.min(Math.max(fitted, READABLE_PX / LABEL_FONT_PX), 1);
-    if (scale !== fitted) canvas.moveTo({ scale, position: canvas.centre(), animation: false });
+  // Every shown node, its dot and its name, inside the canvas, enlarged up to FIT_MOST.
+  // Names keep a size on screen whatever the zoom, so the zoom is found by halving: the largest at
+  // which the drawing's extent on screen fits the canvas.
+  function fitAll(animate) {
+    keepFitted = true;
+    const items = [];
+    for (const index of drawnEntities) {
+      const entity = memory.entities[index];
+      if (!entityShown(entity)) continue;
+      items.push({ x: entity.x, y: entity.y, r: dotRadius(entity.degree, highestDegree), w: textWidth(nodeLabel(entity), 1) });
+    }
+    if (!items.length) return;
+    const width = container.clientWidth - 2 * FIT_MARGIN_PX, height = container.clientHeight - 2 * FIT_MARGIN_PX;
+    const extent = (scale) => {
+      const px = labelPx(scale);
+      let left = Infinity, right = -Infinity, top = Infinity, bottom = -Infinity;
+      for (const item of items) {
+        const half = Math.max(item.r * scale, (item.w * px + LABEL_STROKE_PX) / 2);
+        left = Math.min(left, item.x * scale - half);
+        right = Math.max(right, item.x * scale + half);
+        top = Math.min(top, (item.y - item.r) * scale);
+        bottom = Math.max(bottom, item.y * scale + item.r * scale + LABEL_GAP_PX + px * 1.2);
+      }
+      return { left, right, top, bottom };
+    };
+    const fits = (scale) => { const e = extent(scale); return e.right - e.left <= width && e.bottom - e.top <= height; };
+    let low = 0.01, high = FIT_MOST;
+    if (fits(high)) low = high;
+    else for (let step = 0; step < 30; step++) { const middle = (low + high) / 2; if (fits(middle)) low = middle; else high = middle; }
+    const e = extent(low);
+    const position = { x: (e.left + e.right) / 2 / low, y: (e.top + e.bottom) / 2 / low };
+    canvas.moveTo({ scale: low, position, animation: animate ? { duration: 250, easingFunction: "easeInOutQuad" } : false });
+  }
+
+  // Zooms by `factor` about the middle of the canvas, up to ZOOM_MOST; a press while the last one
+  // is still moving goes on from where that one was going.
+  let zoomingTo = null;
+  function zoomBy(factor) {
+    keepFitted = false;
+    const scale = Math.min(ZOOM_MOST, Math.max(0.02, (zoomingTo || canvas.scale()) * factor));
+    zoomingTo = scale;
+    canvas.moveTo({ scale, position: canvas.centre(), animation: { duration: 180, easingFunction: "easeInOutQuad" } });
   }
 
   function reveal(entity) {
@@ -426,6 +488,7 @@ function createGraphView(memory, view, container, events) {
   // `coveredRight()`: how many px of the graph's right side the detail panel covers once drawn
   // (a narrow screen); the entity is centred in what is left.
   function focus(entity, coveredRight) {
+    keepFitted = false;
     batch(() => {
       if (!drawnEntities.has(entity.index)) reveal(entity);
       canvas.select(entity.id);
@@ -442,6 +505,7 @@ function createGraphView(memory, view, container, events) {
     const room = container.clientWidth - covered;
     if (at.x > 24 && at.x < room - 24) return;
     const centre = canvas.centre(), scale = canvas.scale();
+    keepFitted = false;
     canvas.moveTo({ position: { x: centre.x + (at.x - room / 2) / scale, y: centre.y },
                      animation: { duration: 250, easingFunction: "easeInOutQuad" } });
   }
@@ -481,7 +545,7 @@ function createGraphView(memory, view, container, events) {
     restyle();
   }
 
-  return { network: canvas.network, batch, requestRedraw: canvas.requestRedraw, restyle, reveal, expandAround, focus, keepLeftOf, hiddenNeighbours, counts, applyTheme,
+  return { network: canvas.network, batch, fitAll: () => fitAll(true), zoomIn: () => zoomBy(ZOOM_STEP), zoomOut: () => zoomBy(1 / ZOOM_STEP), requestRedraw: canvas.requestRedraw, restyle, reveal, expandAround, focus, keepLeftOf, hiddenNeighbours, counts, applyTheme,
            isDrawn: (entity) => drawnEntities.has(entity.index),
            highlighted: () => highlight && { nodes: [...highlight.nodes], edges: [...highlight.edges] },
            clearSelection: () => batch(() => canvas.unselectAll()) };

@@ -1,4 +1,5 @@
-// The build drew the timelines as SVG; the page only moves each one's valid-time cursor.
+// The build drew the timelines as SVG; the page moves each one's valid-time cursor and, at a past
+// record time, fades the rows of facts not recorded yet then.
 function dayNumber(iso) {
   const text = String(iso);
   const ms = Date.parse(text.length === 10 ? text + "T00:00:00Z" : text);
@@ -21,12 +22,25 @@ function placeTimelineCursors(root, validAt) {
   }
 }
 
+// Rows of facts the chosen record time `at` did not know yet are faded and say so; null: now.
+function markTimelineRows(root, memory, at) {
+  for (const row of root.querySelectorAll(".timeline .tl-row[data-fact]")) {
+    const fact = memory.factById.get(row.dataset.fact);
+    const unknown = at !== null && Boolean(fact) && factStateAt(fact, at) === null;
+    if (row.classList.contains("is-unrecorded") === unknown) continue;
+    row.classList.toggle("is-unrecorded", unknown);
+    let note = row.querySelector("title.tl-unrecorded");
+    if (unknown && !note) row.prepend(note = svgEl("title", { className: "tl-unrecorded" }, "not recorded yet at the chosen record time"));
+    else if (!unknown && note) note.remove();
+  }
+}
+
 // A folded timeline's drawing waits in the memlens-timelines block (markup the build wrote and
 // escaped, as it wrote the rest of the page), read once, on the first unfold. DOMParser parses it as
 // the page's own markup is parsed, in a document where nothing runs; the nodes then move here.
 let drawingsRead = null;
 
-async function unfoldTimeline(figure, validAt) {
+async function unfoldTimeline(figure, view, memory) {
   const button = figure.querySelector(".tl-folded");
   if (!button) return;
   drawingsRead = drawingsRead || readBlock("memlens-timelines").then((block) => block.drawings);
@@ -43,5 +57,6 @@ async function unfoldTimeline(figure, validAt) {
   button.remove();
   figure.append(...parsed.body.childNodes);
   figure.classList.remove("is-folded");
-  placeTimelineCursors(figure, validAt);
+  placeTimelineCursors(figure, view.asOfValid);
+  markTimelineRows(figure, memory, view.asOfRecord);
 }

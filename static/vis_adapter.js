@@ -29,6 +29,7 @@ function missingInternals(network) {
     "body.nodeIndices": Array.isArray(body.nodeIndices),
     "body.view.scale": body.view && typeof body.view.scale === "number",
     "renderer.redrawRequested": network.renderer && typeof network.renderer.redrawRequested === "boolean",
+    "selectionHandler.hoverObject": network.selectionHandler && typeof network.selectionHandler.hoverObject === "function",
   };
   return Object.keys(checks).filter((name) => !checks[name]);
 }
@@ -128,8 +129,8 @@ function createVisAdapter(container) {
   }
 
   // Draws the given nodes and edges again, over whatever was drawn (the selection's
-  // neighbourhood above the veil): edges, their arrows, the nodes, then the nodes' labels, as vis
-  // orders its own frame. Hidden items, and edges whose ends are hidden, are left out; so are edges
+  // neighbourhood above the veil): edges, their arrows, then the nodes, as vis orders its own
+  // frame (the page draws the labels: canvas_labels.js). Hidden items, and edges whose ends are hidden, are left out; so are edges
   // whose box lies off screen. The items are those last named by drawOver().
   function drawAgain(ctx) {
     const { nodes: drawnNodes, edges: drawnEdges } = network.body;
@@ -147,14 +148,7 @@ function createVisAdapter(container) {
     }
     for (const edge of lines) edge.draw(ctx);
     if (arrowScale) for (const edge of lines) drawArrow(ctx, edge);
-    const labels = [];
-    for (const id of nodesOver) {
-      const node = drawnNodes[id];
-      if (!visible(node)) continue;
-      const drawn = node.draw(ctx);
-      if (drawn && drawn.drawExternalLabel) labels.push(drawn.drawExternalLabel);
-    }
-    for (const label of labels) label();
+    for (const id of nodesOver) if (visible(drawnNodes[id])) drawnNodes[id].draw(ctx);
   }
 
   // The part of the canvas on screen, in canvas units.
@@ -186,9 +180,14 @@ function createVisAdapter(container) {
       nodesOver = new Set(nodeIds);
       drawnOver = new Set(edgeIds);
     },
+    // vis follows hovering only while the pointer moves over the canvas: one that leaves it for
+    // the panel (its close button, say) left the node under it ringed. Hovering nothing blurs it.
+    endHover(event) {
+      network.selectionHandler.hoverObject(event, { x: -1e6, y: -1e6 });
+      emitNow("_requestRedraw");
+    },
     // vis's public API, by the names the page uses
     on: (event, handler) => network.on(event, handler),
-    fit: () => network.fit({ animation: false }),
     scale: () => network.getScale(),
     centre: () => network.getViewPosition(),
     moveTo: (options) => network.moveTo(options),

@@ -201,7 +201,7 @@ def _judge(memory: Memory) -> None:
         "README says 8080 but docker-compose.yml maps 8443; ask Dana which one production uses", 0.7,
     )
     memory.merge("PostgreSQL", "Postgres")
-    hotspot = next(c for c in memory.worklist() if c.kind == "hotspot" and "billing-service --depends_on-->" in c.summary)
-    memory.dismiss(hotspot.key, "billing really uses Postgres, Redis, Stripe and Celery; several values are expected")
+    unsupported = next(c for c in memory.worklist() if c.kind == "unsupported" and "--reviews--> billing/invoices.py" in c.summary)
+    memory.dismiss(unsupported.key, "Dana said so at the 2026-02-03 standup; there is no file to point at")
     memory.actor = "cli:jin"
     memory.forget_entity("parental leave")

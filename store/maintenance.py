@@ -13,6 +13,7 @@ from . import contradictions, db, reads
 from .db import Tx
 from .errors import Ambiguous, InvalidInput, NotFound
 from .ids import SHORT, short
+from .ontology import sounds_single_valued
 
 
 class Candidate(NamedTuple):  # a tuple: 80 bytes and made in C (270,000 of them at 100,000 entities)
@@ -53,7 +54,8 @@ def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> li
         dismissed = set() if include_dismissed else {
             (r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
         current = _all_current_facts(conn)
-    return _worklist(*_split(current), entities, open_contradictions, dismissed)
+        single = _single_valued(conn)
+    return _worklist(*_split(current), entities, open_contradictions, dismissed, single)
 
 
 def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
@@ -68,7 +70,42 @@ def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
         for c in snapshot["contradictions"] if c["resolved_at"] is None
     ]
     dismissed = {(d["key"], d["content"]) for d in snapshot["dismissals"]}
-    return _worklist(*_split(current), entities, open_contradictions, dismissed)
+    return _worklist(*_split(current), entities, open_contradictions, dismissed, _single_valued_in(snapshot))
+
+
+class SingleValued(NamedTuple):
+    """The relations that hold one value per subject, or behave as if they did."""
+
+    declared: frozenset[str]     # declared functional
+    superseded: frozenset[str]   # a value of it was replaced before (not by a merge)
+
+    def holds(self, relation: str) -> bool:
+        return self.said(relation) or relation in self.superseded
+
+    def said(self, relation: str) -> bool:
+        """Declared, or named so: several values are a question however they were recorded."""
+        return relation in self.declared or sounds_single_valued(relation)
+
+
+def _single_valued(conn: sqlite3.Connection) -> SingleValued:
+    declared = frozenset(r[0] for r in conn.execute("SELECT name FROM relations WHERE functional = 1"))
+    # a merge supersedes the facts of the entity merged away: that says nothing of the relation
+    superseded = frozenset(r[0] for r in conn.execute(
+        """SELECT DISTINCT f.relation FROM facts f
+           JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
+           WHERE s.merged_into IS NULL AND o.merged_into IS NULL
+             AND f.id IN (SELECT fact_id FROM fact_versions WHERE status = 'superseded')"""))
+    return SingleValued(declared, superseded)
+
+
+def _single_valued_in(snapshot: Mapping[str, Any]) -> SingleValued:
+    merged = {e["id"] for e in snapshot["entities"] if e["merged_into"]}
+    declared = {r["name"] for r in snapshot.get("ontology", {}).get("relations", []) if r.get("functional")}
+    declared |= {f["relation"] for f in snapshot["facts"] if f.get("functional")}
+    superseded = {f["relation"] for f in snapshot["facts"]
+                  if f["subject"] not in merged and f["object"] not in merged
+                  and any(v["status"] == "superseded" for v in f.get("history") or [f])}
+    return SingleValued(frozenset(declared), frozenset(superseded))
 
 
 # A current fact as the worklist reads it:
@@ -106,11 +143,11 @@ def _all_current_facts(conn: sqlite3.Connection) -> list[Current]:
 
 def _worklist(
     current: list[Record], unsupported: list[Unsupported], entities: list[Record], open_contradictions: list[Record],
-    dismissed: set[tuple[str, str]],
+    dismissed: set[tuple[str, str]], single: SingleValued,
 ) -> list[Candidate]:
     """`current`: the current facts that may be in a hotspot (all of them will do); `unsupported`:
     those without evidence."""
-    candidates = [*_hotspots(current), *_open_contradictions(open_contradictions), *_duplicates(entities),
+    candidates = [*_hotspots(current, single), *_open_contradictions(open_contradictions), *_duplicates(entities),
                   *_unsupported(unsupported)]
     return [c for c in candidates if (c.key, c.content) not in dismissed]
 
@@ -130,12 +167,15 @@ def _current_facts(conn: sqlite3.Connection, where: str = "", params: tuple = ()
 HOTSPOT_SPAN = timedelta(hours=12)
 
 
-def _hotspots(current: list[Record]) -> list[Candidate]:
-    """Several current values for one subject and relation, recorded at different times:
-    maybe a later one replaced an earlier one."""
+def _hotspots(current: list[Record], single: SingleValued) -> list[Candidate]:
+    """Several current values for one subject of a relation that holds one value per subject: a
+    declared functional one or one the ontology marks by name, or one that behaves like it (a value
+    of it was replaced before) whose values were recorded at different times, so a later one may
+    have replaced an earlier one. A service with three dependencies is no question."""
     groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
     for row in current:
-        groups[(row["subject_id"], row["relation"])].append(row)
+        if single.holds(row["relation"]):
+            groups[(row["subject_id"], row["relation"])].append(row)
     return [
         Candidate(
             key=f"hotspot:{short(subject_id)}:{relation}",
@@ -147,7 +187,7 @@ def _hotspots(current: list[Record]) -> list[Candidate]:
         for (subject_id, relation), rows in sorted(
             (key, sorted(rows, key=lambda r: (r["object"], r["id"]))) for key, rows in groups.items() if len(rows) > 1
         )
-        if _recorded_apart(rows)
+        if single.said(relation) or _recorded_apart(rows)
     ]
 
 
@@ -285,7 +325,7 @@ def _hotspots_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
     """Keys are hotspot:<subject id, short>:<relation>: read the facts of the subjects it can name."""
     subject = rest[:SHORT]
     rows = _current_facts(conn, "AND f.subject_id GLOB ?", (_id_glob(subject),))
-    return _hotspots(rows)
+    return _hotspots(rows, _single_valued(conn))
 
 
 def _duplicates_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:

@@ -8,6 +8,20 @@ from .errors import InvalidInput, UnknownType
 from .schema import migrate
 
 
+# Relations whose name says a subject holds one value at a time, declared functional or not: where
+# a subject holds several current values of one of these, maintenance asks which one holds.
+# Compared as written in snake case, ignoring case.
+SINGLE_VALUED_NAMES = frozenset({
+    "owned_by", "owner", "maintained_by", "led_by", "lead", "works_at", "reports_to",
+    "version", "current_version", "status", "state", "stage", "priority", "severity", "deadline", "due",
+})
+
+
+def sounds_single_valued(relation: str) -> bool:
+    """Whether the ontology marks `relation`'s name as one value per subject."""
+    return "_".join(relation.casefold().replace("-", " ").split()) in SINGLE_VALUED_NAMES
+
+
 def default_types() -> list[str]:
     """The types every new dataset starts with, read from a new store made in memory."""
     conn = sqlite3.connect(":memory:", isolation_level=None)

@@ -12,7 +12,9 @@ from shape_snapshots import shape_snapshot
 from viewer_fixtures import opened_report, parse_page
 
 from memlens.viewer.model.links import entity_page_names
-from memlens.viewer.report.page import MAINTENANCE_PREVIEW
+from memlens.viewer.model.snapshot_index import SnapshotIndex
+from memlens.viewer.model.worklist import task_of
+from memlens.viewer.report.page import MAINTENANCE_PREVIEW, fact_words_in
 from memlens.viewer.site.build import write_site
 from memlens.viewer.site.entity_plan import PREVIEW_CARDS
 
@@ -71,8 +73,12 @@ def test_the_worklist_is_grouped_with_the_stores_counts_and_pages_in_the_rest(re
     unsupported.locator(".maint-show-more").click()
     rows.nth(MAINTENANCE_PREVIEW + 99).wait_for()     # the rest is read from its block on this first click
     assert rows.count() == MAINTENANCE_PREVIEW + 100
-    expected = [i["key"] for i in snapshot["maintenance"] if i["kind"] == "unsupported"][:MAINTENANCE_PREVIEW + 100]
-    assert rows.locator(".key-text").all_inner_texts() == expected
+    # the rows the build rendered and those the page paged in read alike, as the build words them
+    index = SnapshotIndex(snapshot)
+    tasks = [task_of(i, index.name, fact_words_in(index))
+             for i in snapshot["maintenance"] if i["kind"] == "unsupported"][:MAINTENANCE_PREVIEW + 100]
+    assert rows.locator(".task-sentence").all_inner_texts() == [t.sentence for t in tasks]
+    assert rows.locator(".task-command").all_inner_texts() == [c for t in tasks for _, c in t.commands]
     assert rows.nth(MAINTENANCE_PREVIEW + 99).locator("[data-ref-kind=fact]").count() == 1
     assert report.console_errors == [] and report.csp_violations() == []
 

@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 from import_fixtures import build_memoose, build_memware
+from canvas_text import drawn_nodes, record_frame
 from viewer_fixtures import open_report
 
 from memlens.viewer.model.node_box import LABEL_FONT_PX, label_text, label_width
@@ -15,21 +16,18 @@ from memlens.viewer.model.node_box import LABEL_FONT_PX, label_text, label_width
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 800), (1440, 900), (800, 900)]
 
-# Each drawn node's label as vis-network sizes it (canvas box mapped to the page), its size on
-# screen, and the node's centre on the page.
-LABELS = """() => {
-  const network = window.memlens.network, scale = network.getScale();
-  const frame = network.body.container.getBoundingClientRect();
-  const page = (p) => { const d = network.canvasToDOM(p); return [d.x + frame.left, d.y + frame.top]; };
-  return network.body.nodeIndices.map((id) => network.body.nodes[id]).filter((n) => !n.options.hidden).map((node) => {
-    const label = node.labelModule, box = label.size;
-    const px = label.fontOptions.size * scale;
-    return { id: node.id, text: node.options.label, px,
-             drawn: px >= node.options.scaling.label.drawThreshold - 1,
-             box: [...page({ x: box.left, y: box.top }), ...page({ x: box.left + box.width, y: box.top + box.height })],
-             centre: page({ x: node.x, y: node.y }) };
-  });
-}"""
+# Each drawn node, its name as the canvas draws it (None where it gives way to a better connected
+# one), and its centre on the page.
+def labels_of(page) -> list[dict]:
+    texts = {text["text"]: text for text in record_frame(page)}
+    labels = []
+    for node in drawn_nodes(page):
+        text = texts.get(node["label"])
+        box = None if text is None else [text["cx"] - text["width"] / 2, text["cy"] - text["px"] / 2,
+                                        text["cx"] + text["width"] / 2, text["cy"] + text["px"] / 2]
+        labels.append({"id": node["id"], "text": node["label"], "drawn": text is not None,
+                       "px": text["px"] if text else 0, "box": box, "centre": [node["x"], node["y"]]})
+    return labels
 
 
 def overlapping(labels: list[dict]) -> list[tuple[str, str]]:
@@ -70,10 +68,13 @@ def test_on_load_every_label_is_readable_apart_and_the_first_click_lands(browser
     opened = open_report(browser, pages[which], width=width, height=height)
     try:
         page = opened.page
-        labels = page.evaluate(LABELS)
+        labels = labels_of(page)
         assert 0 < len(labels) <= 200
-        assert all(label["drawn"] for label in labels)
-        assert min(label["px"] for label in labels) >= 11
+        # most names at once; where two would overlap the lesser gives way (all drawn before: they
+        # were 10.1-14 px, none past 14 even zoomed in, and every one vanished past a zoom of 1.75)
+        drawn = [label for label in labels if label["drawn"]]
+        assert len(drawn) >= 0.75 * len(labels)
+        assert min(label["px"] for label in drawn) >= 11
         assert overlapping(labels) == []
         # graph, legend and panel fit: nothing scrolls, and moving over the graph scrolls nothing
         assert page.evaluate("() => [document.scrollingElement.scrollHeight, document.scrollingElement.scrollWidth]") \
@@ -99,7 +100,7 @@ def test_on_load_every_label_is_readable_apart_and_the_first_click_lands(browser
         assert page.locator("#detail h2").is_visible()
         assert page.evaluate("() => [scrollX, scrollY]") == [0, 0]
         if width < 1000:   # the panel lies over the graph: the selection was moved clear of it
-            x = page.evaluate(LABELS)
+            x = labels_of(page)
             centre = next(label["centre"] for label in x if label["id"] == hub)
             assert centre[0] < panel["x"]
         assert opened.console_errors == []

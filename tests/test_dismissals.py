@@ -1,11 +1,22 @@
 """Dismissals are keyed on the candidate and what it covers: news re-opens the question."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from memlens.store.facts import FactInput
 
 
 def hotspots(memory) -> list:
     return [c for c in memory.worklist() if c.kind == "hotspot"]
+
+
+def two_versions_days_apart(memory) -> None:
+    """A hotspot for the demo, which has none: two current values of `version` (a name the ontology
+    marks as one value per subject), without evidence, stated a day apart."""
+    days = iter(datetime(2026, 4, day, 9, 0, tzinfo=timezone.utc) for day in range(1, 29))
+    memory.clock = lambda: next(days)
+    memory.remember([FactInput("billing-service", "version", "billing 2.3", None, "Concept")])
+    memory.remember([FactInput("billing-service", "version", "billing 2.4", None, "Concept")])
 
 
 def test_a_dismissal_reopens_when_a_new_value_arrives(memory):
@@ -59,6 +70,7 @@ def test_the_snapshot_carries_the_same_worklist_the_store_gives(tmp_path):
     from memlens.store import demo
 
     with demo.build(tmp_path / "demo.sqlite") as memory:
+        two_versions_days_apart(memory)
         candidates = memory.worklist()
         from_snapshot = memory.snapshot()["maintenance"]
     from_store = [c.as_dict() for c in candidates]
@@ -75,6 +87,7 @@ def test_dismiss_sees_the_candidates_the_worklist_has_for_every_prefix_of_every_
     from memlens.store import demo, maintenance
 
     with demo.build(tmp_path / "demo.sqlite") as memory:
+        two_versions_days_apart(memory)
         memory.remember([FactInput("Billing Service", "calls", "tracking-service", "Service", None, evidence=("x",))])
         worklist = maintenance.worklist(memory.conn)
         assert {c.kind for c in worklist} == {"hotspot", "contradiction", "unsupported", "duplicate"}

@@ -9,6 +9,7 @@ from memlens.store import datasets
 from memlens.store.errors import StoreUnreadable
 from memlens.store.memory import Memory
 
+from ..model.worklist import next_command
 from .formatting import (echo_candidates, echo_facts, entity_line, fact_line, fact_times, plural, printable,
                          stats_line, terminal_width)
 from . import history_text
@@ -145,9 +146,10 @@ def datasets_command(db, dataset, as_json):
 def maintain(quiet, db, dataset, as_json, actor):
     """Show the maintenance worklist, then run the after-maintenance hooks.
 
-    The worklist holds hotspots (several current values for one subject and relation), open
+    The worklist holds hotspots (several current values of a relation that holds one per subject:
+    declared functional, replaced before, or named like owned_by, version, status), open
     contradictions, near-duplicate names and facts without evidence, minus what was dismissed.
-    It decides nothing. A failing hook is reported and makes the exit status 1; it never undoes
+    It decides nothing, and ends with the next command to run. A failing hook is reported and makes the exit status 1; it never undoes
     maintenance.
 
     \b
@@ -157,12 +159,18 @@ def maintain(quiet, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         candidates, results = memory.maintain()
+        # the names a duplicate's merge command takes (a candidate's refs are ids)
+        wanted = sorted({ref for c in candidates[:1] for ref in c.refs})
+        names = dict(memory.conn.execute(
+            f"SELECT id, name FROM entities WHERE id IN ({','.join('?' * len(wanted))})", wanted).fetchall())
     data = {"worklist": [c.as_dict() for c in candidates], "hooks": [r.as_dict() for r in results]}
 
     def text() -> None:
         echo_candidates(data["worklist"])
         for result in results:
             note(printable(f"hook {result.name}: {'ok' if result.ok else 'FAILED'}: {result.message}"))
+        for line in next_command(data["worklist"], names.get).splitlines():   # what to run now
+            note(printable(line))
 
     if quiet:
         for result in results:

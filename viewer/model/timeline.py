@@ -55,6 +55,11 @@ class Bar(NamedTuple):
     open_start: bool
     open_end: bool
 
+    @property
+    def unstated(self) -> bool:
+        """No validity given either way: drawn apart from a value stated true throughout."""
+        return self.open_start and self.open_end
+
 
 class Marker(NamedTuple):
     x: float
@@ -103,7 +108,8 @@ class _FactLine:
         self.status = "archived" if is_archived(fact.get("status"), fact.get("reason")) else fact.get("status", "")
         self.contested = bool(fact.get("contested"))
         self.valid_from, self.valid_to = valid_from, valid_to
-        self.validity = f"valid {fact.get('valid_from') or '?'} \u2192 {fact.get('valid_to') or 'open'}"
+        self.validity = (f"valid {fact.get('valid_from') or '?'} \u2192 {fact.get('valid_to') or 'open'}"
+                         if fact.get("valid_from") or fact.get("valid_to") else "validity not stated")
         self.events = events
         self.color = color
         # every day the row puts on the axis, for the timeline's range
@@ -306,7 +312,8 @@ def functional_timelines(builder: TimelineBuilder) -> tuple[list[Timeline], int]
     ordered = sorted(keys.items(), key=lambda item: (-len(item[1]), index.name(item[0][0]), item[0][1]))
     with_history = sum(1 for _, facts in ordered if len(facts) > 1)
     chosen = ordered[:min(MAX_FUNCTIONAL_TIMELINES, with_history + MAX_SINGLE_VALUE_KEYS)]
-    chosen.sort(key=lambda item: (index.name(item[0][0]), item[0][1], item[0][0]))
+    # the busiest keys first, then by name ignoring case: the first ones drawn are the ones to read
+    chosen.sort(key=lambda item: (-len(item[1]), index.name(item[0][0]).casefold(), item[0][1], item[0][0]))
     timelines = []
     for (subject, relation), facts in chosen:
         rows = [(index.name(f.get("object")), f) for f in sorted(facts, key=_value_order)]
@@ -362,6 +369,9 @@ def entity_timelines(builder: TimelineBuilder, ranking: Iterable[str]) -> tuple[
     index = builder.index
     having_facts = index.facts_by_entity()
     with_facts = [eid for eid in ranking if eid in having_facts]
-    chosen = sorted(with_facts[:MAX_ENTITY_TIMELINES], key=lambda eid: (index.name(eid), eid))
+    # the busiest entities first (by facts), then by name ignoring case: the ones drawn unfolded
+    # are the ones most worth reading
+    chosen = sorted(with_facts[:MAX_ENTITY_TIMELINES],
+                    key=lambda eid: (-len(having_facts[eid]), index.name(eid).casefold(), eid))
     timelines = [t for t in (entity_timeline(builder, eid) for eid in chosen) if t is not None]
     return timelines, len(with_facts) - len(chosen)

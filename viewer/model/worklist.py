@@ -7,8 +7,9 @@ their own (the site).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 # The store's order (store/maintenance.py); a kind it adds later comes after these, by name.
 KIND_ORDER = ("hotspot", "contradiction", "duplicate", "unsupported")
@@ -61,3 +62,75 @@ def worklist_groups(snapshot: dict[str, Any]) -> list[KindGroup]:
 def dismissal_groups(snapshot: dict[str, Any]) -> list[KindGroup]:
     return [KindGroup(kind, dismissed_title(kind, len(rows)), rows)
             for kind, rows in _by_kind(snapshot.get("dismissals") or []).items()]
+
+
+# -- a worklist row as a task: a plain sentence and the commands that settle it ----------------------
+# static/maintenance.js says the same for the rows the report pages in; tests hold one to the other.
+REASON = "'...'"   # the reader writes the reason in: the rest of each command is exact
+
+
+@dataclass(frozen=True)
+class Task:
+    sentence: str
+    commands: tuple[tuple[str, str], ...]   # (when to run it, the command): act first, dismiss last
+
+
+def shell_quoted(text: str) -> str:
+    """One shell word, as POSIX shells read it: plain words bare, anything else in single quotes."""
+    if text and all(c.isalnum() or c in "-_./:@%+=," for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+_CONTRADICTION = re.compile(r"^\S+ vs \S+ \(([0-9.]+)\): (.*)$", re.DOTALL)
+
+
+def task_of(row: dict[str, Any], entity_name: Callable[[str], str],
+            fact_words: Callable[[str], tuple[str, str, str] | None]) -> Task:
+    """`entity_name(id)`: its name; `fact_words(id)`: its (subject, relation, object), None if forgotten."""
+    kind, key, refs = str(row.get("kind")), str(row.get("key")), [str(r) for r in row.get("refs") or []]
+    summary = str(row.get("summary") or "")
+    dismiss = f"memlens dismiss {shell_quoted(key)} --reason {REASON}"
+
+    def said(fact_id: str) -> str:
+        words = fact_words(fact_id)
+        return " ".join(words) if words else "a forgotten fact"
+
+    if kind == "hotspot" and len(refs) >= 3:
+        relation = key.split(":", 2)[2] if key.count(":") >= 2 else "?"
+        values = [(fact_words(f) or ("", "", "(forgotten)"))[2] for f in refs[1:]]
+        sentence = f"{entity_name(refs[0])} has {len(values)} current {relation} values at once: {_listed(values)}."
+        return Task(sentence, ((f"{values[1]} replaced {values[0]}", f"memlens supersede {refs[1][:8]} {refs[2][:8]} --reason {REASON}"),
+                               ("all of them hold", dismiss)))
+    if kind == "contradiction" and len(refs) >= 3:
+        found = _CONTRADICTION.match(summary)
+        confidence, reason = (found[1], found[2]) if found else ("?", summary)
+        sentence = f"\u201c{said(refs[1])}\u201d and \u201c{said(refs[2])}\u201d cannot both hold (confidence {confidence}): {reason}"
+        return Task(sentence, (("the second holds", f"memlens supersede {refs[1][:8]} {refs[2][:8]} --reason {REASON}"),
+                               ("the first holds", f"memlens supersede {refs[2][:8]} {refs[1][:8]} --reason {REASON}"),
+                               ("both hold", dismiss)))
+    if kind == "duplicate" and len(refs) >= 2:
+        names = [entity_name(r) for r in refs]
+        return Task(f"{_listed(names)} may be one entity.",
+                    ((f"they are one: keep {names[0]}", f"memlens merge {shell_quoted(names[0])} {shell_quoted(names[1])}"),
+                     ("they differ", dismiss)))
+    if kind == "unsupported" and refs:
+        return Task(f"\u201c{said(refs[0])}\u201d has no evidence: nobody can check where it came from.",
+                    (("it is wrong", f"memlens retract {refs[0][:8]} --reason {REASON}"), ("it is right", dismiss)))
+    return Task(summary, (("it is fine", dismiss),))
+
+
+def next_command(worklist: list[dict[str, Any]], entity_name: Callable[[str], str]) -> str:
+    """The command to run after reading the worklist: the first task's first answer, and how to
+    dismiss it; with nothing to review, the report to look at."""
+    if not worklist:
+        return "next: memlens view    (nothing to review)"
+    commands = task_of(worklist[0], entity_name, lambda _fact: None).commands
+    (when, command), (other, dismiss) = commands[0], commands[-1]
+    if len(commands) == 1:
+        return f"next: {command}"
+    return f"if {other}: {dismiss}\nnext, if {when}: {command}"

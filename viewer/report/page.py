@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import jinja2
 from markupsafe import Markup
@@ -21,7 +21,7 @@ from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
 from ..model.timeline_svg import timeline_svg
-from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
+from ..model.worklist import KindGroup, Task, dismissal_groups, task_of, worklist_groups
 from . import assets
 from .csp import content_security_policy
 from .codec import Block, drawings_block, page_blocks, page_record_block
@@ -59,6 +59,7 @@ class WorkItem:
     kind: str
     summary: str
     refs: list[RefView]
+    task: Task
 
 
 @dataclass(frozen=True)
@@ -174,8 +175,20 @@ def ref_view(ref: str, index: SnapshotIndex, links: Links, contradictions: dict[
 def work_items(rows: list[dict[str, Any]], index: SnapshotIndex, links: Links) -> list[WorkItem]:
     contradictions = {c["id"]: c for c in index.snapshot.get("contradictions", [])}
     return [WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
-                     [ref_view(r, index, links, contradictions) for r in i.get("refs") or []])
+                     [ref_view(r, index, links, contradictions) for r in i.get("refs") or []],
+                     task_of(i, index.name, fact_words_in(index)))
             for i in rows]
+
+
+def fact_words_in(index: SnapshotIndex) -> Callable[[str], tuple[str, str, str] | None]:
+    """A fact's (subject, relation, object) names by its id; None if it or an end is forgotten."""
+    def fact_words(fact_id: str) -> tuple[str, str, str] | None:
+        fact = index.facts.get(fact_id)
+        if not fact or fact.get("status") == "forgotten" or fact.get("subject") not in index.entities \
+                or fact.get("object") not in index.entities:
+            return None
+        return index.name(fact["subject"]), str(fact["relation"]), index.name(fact["object"])
+    return fact_words
 
 
 def dismissal_rows(rows: list[dict[str, Any]]) -> list[Dismissal]:
