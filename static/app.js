@@ -171,8 +171,9 @@ async function startReport() {
   if (byId("panel-maintenance")) createMaintenance(memory, byId("panel-maintenance")); // a site: a page of its own
   for (const button of document.querySelectorAll(".tl-unfold")) button.hidden = false;
 
-  const search = createSearch(memory, byId("search-input"), byId("search-results"),
-    (entity) => selectEntity(entity, { focus: true }));
+  const search = createSearch(memory, view, byId("search-input"), byId("search-results"),
+    (hit) => (hit.fact ? selectFact(hit.fact) : selectEntity(hit.entity, { focus: true })));
+  memlens.search = search;
 
   shown = (name) => {
     if (name === "graph") graph.requestRedraw(); // drawn on the next frame, once, with any other change

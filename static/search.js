@@ -1,23 +1,79 @@
-// Entity search: a combobox over every entity (drawn or not). Enter picks, Escape closes.
+// The search box: a combobox over entities and facts (drawn or not). A name typed whole or begun
+// comes first, as it always did; then whatever holds the query's words (names, relations, the
+// facts' descriptions and evidence: search_index.js), fuller matches first. It follows the
+// time-travel sliders: a fact not recorded, or hidden, at the chosen time is not listed.
+// Enter picks, Escape closes.
 const SEARCH_RESULTS = 12;
+const SNIPPET_BEFORE = 30; // characters of a description shown before its first matching word
+const SNIPPET_LENGTH = 120;
 
-function createSearch(memory, input, list, onPick) {
+// Tiers of a result's key: a name typed whole, a name or id begun, words matched, a name holding
+// the text somewhere; within them, entities not merged away, then words matched, named entities
+// before other results, BM25, and links.
+const TIER = 1e12, NOT_MERGED = 1e11, WORD = 1e9, NAMED = 1e8, SCORE = 1e3;
+
+function createSearch(memory, view, input, list, onPick) {
   let matches = [];
   let active = -1;
+  let index = null;  // built on the first search once the facts' texts are read
+  let indexed = null;
+
+  function ensureIndex() {
+    indexed = indexed || memory.loadTexts().then(() => {
+      const started = performance.now();
+      index = buildSearchIndex(memory);
+      index.builtMs = performance.now() - started;
+    });
+    return indexed;
+  }
+
+  const entityShown = (entity) => view.asOfRecord === null || entity.createdAt <= view.asOfRecord;
+  const factShown = (fact) => hiddenWhy(fact, view) === null;
+
+  // Entities by name alone: what the search found before it read words.
+  function nameTiers(q, keys) {
+    for (const entity of memory.entities) {
+      const name = entity.searchName;
+      let tier = 0;
+      if (name === q) tier = 3;
+      else if (name.startsWith(q) || (q.length >= 4 && entity.id.startsWith(q))) tier = 2;
+      else if (name.includes(q)) tier = 0.5;
+      if (tier) keys.set(entity.index, tier * TIER);
+    }
+  }
 
   function rank(query) {
     const q = foldName(query);
     if (!q) return [];
-    const scored = [];
-    for (const entity of memory.entities) {
-      const at = entity.searchName.indexOf(q);
-      const idMatch = q.length >= 4 && entity.id.startsWith(q);
-      if (at === -1 && !idMatch) continue;
-      const score = entity.searchName === q ? 0 : at === 0 || idMatch ? 1 : 2;
-      scored.push([score, entity.mergedInto === -1 ? 0 : 1, -entity.degree, entity.name, entity]);
+    const entityKeys = new Map(); // entity index -> key so far
+    nameTiers(q, entityKeys);
+    let factKeys = [];
+    let words = [];
+    if (index) {
+      words = queryWords(index, query);
+      const touched = scoreWords(index, memory, words);
+      for (const e of touched.entities) {
+        const key = WORD * bitCount(index.entityWords[e]) + (index.entityNamed[e] ? NAMED : 0) + SCORE * index.entityScore[e];
+        entityKeys.set(e, Math.max(entityKeys.get(e) || 0, TIER) + key);
+        index.entityWords[e] = 0;
+        index.entityScore[e] = 0;
+        index.entityNamed[e] = 0;
+      }
+      factKeys = touched.facts.map((f) => {
+        const key = TIER + NOT_MERGED + WORD * bitCount(index.factWords[f]) + SCORE * index.factScore[f];
+        index.factWords[f] = 0;
+        index.factScore[f] = 0;
+        return [key + Math.min(memory.facts[f].subjectEntity ? memory.facts[f].subjectEntity.degree : 0, 999) / 1e3, f];
+      });
     }
-    scored.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
-    return scored.slice(0, SEARCH_RESULTS).map((s) => s[4]);
+    const terms = new Set(words.flatMap((w) => w.ids));
+    const candidates = factKeys.map(([key, f]) => [key, { fact: memory.facts[f], terms }]);
+    for (const [e, key] of entityKeys) {
+      const entity = memory.entities[e];
+      candidates.push([key + (entity.mergedInto === -1 ? NOT_MERGED : 0) + Math.min(entity.degree, 999) / 1e3, { entity }]);
+    }
+    const shown = ([, hit]) => (hit.fact ? factShown(hit.fact) : entityShown(hit.entity));
+    return bestShown(candidates, (c) => c[0], shown, SEARCH_RESULTS).map(([, [, hit]]) => hit);
   }
 
   function open(isOpen) {
@@ -25,30 +81,84 @@ function createSearch(memory, input, list, onPick) {
     input.setAttribute("aria-expanded", String(isOpen));
   }
 
+  // A piece of `text` around its first word the query holds, those words marked.
+  function snippet(text, terms) {
+    const spans = tokenSpans(text).filter(([, , token]) => terms.has(index.termOf(token)));
+    if (!spans.length) return null;
+    const start = Math.max(0, spans[0][0] - SNIPPET_BEFORE);
+    const end = Math.min(text.length, start + SNIPPET_LENGTH);
+    const parts = [start > 0 ? "\u2026" : ""];
+    let at = start;
+    for (const [from, to] of spans) {
+      if (from >= end) break;
+      parts.push(text.slice(at, from), el("mark", {}, text.slice(from, to)));
+      at = to;
+    }
+    parts.push(text.slice(at, end), end < text.length ? "\u2026" : "");
+    return el("span", { className: "option-snippet" }, ...parts);
+  }
+
+  function factSnippet(fact, terms) {
+    for (const text of [fact.description, ...(fact.evidence || [])]) {
+      const piece = text && snippet(text, terms);
+      if (piece) return piece;
+    }
+    return fact.description ? el("span", { className: "option-snippet" }, clip(fact.description, SNIPPET_LENGTH)) : null;
+  }
+
+  function factOption(fact, terms) {
+    const look = factAppearance(fact, view);
+    const swatch = el("span", { className: "swatch-dot fact-dot", "aria-hidden": "true" });
+    swatch.style.backgroundColor = fact.subjectEntity ? fact.subjectEntity.color : "";
+    const tag = look.status && look.status !== "current" ? "fact \u00b7 " + look.status : look.contested ? "fact \u00b7 contested" : "fact";
+    return [swatch, el("span", { className: "option-body" }, el("span", { className: "option-name" }, factLabel(fact)),
+                       factSnippet(fact, terms)),
+            el("span", { className: "option-type" }, tag)];
+  }
+
+  function entityOption(entity) {
+    const swatch = el("span", { className: "swatch-dot", "aria-hidden": "true" });
+    swatch.style.backgroundColor = entity.color;
+    return [swatch, el("span", { className: "option-name" }, entity.name),
+            el("span", { className: "option-type" }, entity.mergedInto === -1 ? entity.typeName : "merged")];
+  }
+
   function paint() {
-    list.replaceChildren(...matches.map((entity, i) => {
-      const swatch = el("span", { className: "swatch-dot", "aria-hidden": "true" });
-      swatch.style.backgroundColor = entity.color;
-      const option = el("li", { role: "option", id: "search-option-" + i, className: "search-option",
-                                "aria-selected": String(i === active) },
-        swatch, el("span", { className: "option-name" }, entity.name),
-        el("span", { className: "option-type" }, entity.mergedInto === -1 ? entity.typeName : "merged"));
-      option.addEventListener("mousedown", (event) => { event.preventDefault(); pick(entity); });
+    list.replaceChildren(...matches.map((hit, i) => {
+      const option = el("li", { role: "option", id: "search-option-" + i, className: "search-option" + (hit.fact ? " search-fact" : ""),
+                                "aria-selected": String(i === active), "data-kind": hit.fact ? "fact" : "entity",
+                                "data-id": hit.fact ? hit.fact.id : hit.entity.id },
+        ...(hit.fact ? factOption(hit.fact, hit.terms) : entityOption(hit.entity)));
+      option.addEventListener("mousedown", (event) => { event.preventDefault(); pick(hit); });
       return option;
     }));
-    if (!matches.length && input.value.trim()) list.append(el("li", { className: "search-empty" }, "No entity matches"));
+    if (!matches.length && input.value.trim()) list.append(el("li", { className: "search-empty" }, index ? "Nothing matches" : "No entity matches"));
     if (active >= 0) input.setAttribute("aria-activedescendant", "search-option-" + active);
     else input.removeAttribute("aria-activedescendant");
     open(Boolean(input.value.trim()));
   }
 
-  function pick(entity) {
+  function pick(hit) {
     open(false);
-    input.value = entity.name;
-    onPick(entity);
+    if (hit.entity) input.value = hit.entity.name;
+    onPick(hit);
   }
 
-  input.addEventListener("input", () => { matches = rank(input.value); active = matches.length ? 0 : -1; paint(); });
+  function answer() {
+    matches = rank(input.value);
+    active = matches.length ? 0 : -1;
+    paint();
+  }
+
+  // Until the index is built, names answer; the words' answer follows once it is.
+  function search() {
+    answer();
+    if (!index) {
+      ensureIndex().then(() => { if (document.activeElement === input && input.value.trim()) answer(); });
+    }
+  }
+
+  input.addEventListener("input", search);
   input.addEventListener("keydown", (event) => {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       if (!matches.length) return;
@@ -67,10 +177,11 @@ function createSearch(memory, input, list, onPick) {
   });
   input.addEventListener("blur", () => open(false));
   // what was typed while the page's data was still being read
-  if (document.activeElement === input && input.value.trim()) {
-    matches = rank(input.value);
-    active = matches.length ? 0 : -1;
-    paint();
-  }
-  return { focus: () => input.focus(), rank };
+  if (document.activeElement === input && input.value.trim()) search();
+  return {
+    focus: () => input.focus(),
+    rank,
+    // resolves once the words are indexed (the first search starts it), with how long that took
+    indexed: () => ensureIndex().then(() => index.builtMs),
+  };
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from importlib import resources
@@ -9,6 +10,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from memlens.store.errors import BundleError
+from memlens.store.words import STOP_WORDS
 
 
 def _pyvis_folder() -> Path:
@@ -30,7 +32,7 @@ VIS_DIR = _pyvis_folder() / "templates" / "lib" / f"vis-{VIS_VERSION}"
 VIS_HEADER_VERSION = re.compile(r"@version (\S+)")
 # Load order matters: later files use what earlier ones define inside the shared closure.
 SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "node_labels.js", "canvas_labels.js", "vis_adapter.js", "graph_view.js",
-                "detail_panel.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
+                "detail_panel.js", "porter.js", "search_index.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
 STYLE_FILES = ("report.css",)
 SITE_STYLE_FILES = ("report.css", "site.css")
 SITE_SCRIPT_FILES = ("dom.js", "site.js")
@@ -65,9 +67,15 @@ def vis_network_style() -> str:
     return _IMAGE_RULE.sub("", (VIS_DIR / "vis-network.css").read_text(encoding="utf-8"))
 
 
+def _stop_words_script() -> str:
+    """The stop words of recall (memlens.store.words), which the page's search drops too: one list."""
+    return f"const STOP_WORDS = new Set({json.dumps(sorted(STOP_WORDS))});\n"
+
+
 def app_script() -> str:
     """Our modules concatenated into one IIFE, so their top-level names stay private to the page."""
-    body = "\n".join(f"// ---- {name}\n{_static_text(name)}" for name in SCRIPT_FILES)
+    body = "\n".join([f"// ---- memlens.store.words\n{_stop_words_script()}"] +
+                      [f"// ---- {name}\n{_static_text(name)}" for name in SCRIPT_FILES])
     return f'(function () {{\n"use strict";\n{body}\n}})();\n'
 
 

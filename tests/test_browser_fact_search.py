@@ -1,0 +1,141 @@
+"""The search box finds facts by the words of their descriptions, evidence, relations and ends'
+names, as recall reads words (stop words, stems), and follows the time-travel sliders; the same
+on a site's graph page, opened from file://."""
+
+from __future__ import annotations
+
+import pytest
+from viewer_fixtures import open_report, project_ids, project_snapshot
+
+from memlens.viewer.site.build import write_site
+
+pytestmark = pytest.mark.browser
+IDS = project_ids()
+
+OPTIONS = """() => [...document.querySelectorAll("#search-results .search-option")]
+    .map((o) => ({ kind: o.dataset.kind, id: o.dataset.id, text: o.textContent }))"""
+
+
+def search(page, text):
+    """The options listed for `text` once the words are indexed."""
+    page.fill("#search-input", "")
+    page.focus("#search-input")
+    page.evaluate("() => window.memlens.search.indexed()")
+    page.fill("#search-input", text)
+    return page.evaluate(OPTIONS)
+
+
+def facts_listed(options):
+    return [o["id"] for o in options if o["kind"] == "fact"]
+
+
+@pytest.fixture
+def report(project_report):
+    return project_report
+
+
+def test_words_of_a_description_list_its_fact_and_other_word_forms_find_it_too(report):
+    page = report.page
+    assert IDS.payments_needs_ledger in facts_listed(search(page, "ledger entries"))
+    # other forms of its words ("post" -> "posting", "charges" -> "charged"), stop words around them
+    options = search(page, "what was posting the charged entries")
+    assert facts_listed(options)[0] == IDS.payments_needs_ledger
+    assert "charges post ledger entries" in options[0]["text"]
+    # words that are in no fact list none
+    assert facts_listed(search(page, "kubernetes helm")) == []
+    assert report.console_errors == []
+
+
+def test_relations_names_and_evidence_are_searched_as_words(report):
+    page = report.page
+    snapshot = project_snapshot()
+    fact = {f["id"]: f for f in snapshot["facts"]}
+    names = {e["id"]: e["name"] for e in snapshot["entities"]}
+    # "maintains" is a relation; "ledger" names ledger-service: bob's fact covers both words
+    listed = facts_listed(search(page, "who maintains the ledger"))
+    first = fact[listed[0]]
+    assert (names[first["subject"]], first["relation"], names[first["object"]]) == ("bob", "maintains", "ledger-service")
+    # evidence: a file named only in it
+    listed = facts_listed(search(page, "ratelimit"))
+    assert [(names[fact[i]["subject"]], names[fact[i]["object"]]) for i in listed] == [("payments-api", "Redis")]
+
+
+def test_a_name_typed_whole_comes_first_as_an_entity(report):
+    page = report.page
+    options = search(page, "ledger-service")
+    assert options[0] == {"kind": "entity", "id": next(e["id"] for e in project_snapshot()["entities"]
+                                                       if e["name"] == "ledger-service"),
+                          "text": options[0]["text"]}
+    assert facts_listed(options)  # its facts follow: the name's words are theirs
+
+
+def test_picking_a_fact_selects_its_entity_and_shows_its_card_highlighted(report):
+    page = report.page
+    search(page, "charges post ledger entries")
+    page.click(f'#search-results [data-id="{IDS.payments_needs_ledger}"]')
+    assert page.evaluate("window.memlens.view.selected.id") == IDS.payments_api
+    card = page.locator(f'#detail [data-fact-id="{IDS.payments_needs_ledger}"]')
+    assert "flash" in card.get_attribute("class").split()
+    box, panel = card.bounding_box(), page.locator("#detail").bounding_box()
+    assert box and panel["y"] <= box["y"] and box["y"] + 10 <= panel["y"] + panel["height"]
+    assert page.evaluate("location.hash") == f"#fact={IDS.payments_needs_ledger}"
+    assert report.console_errors == []
+
+
+def test_a_fact_not_yet_recorded_at_the_chosen_record_time_is_not_listed(report):
+    page = report.page
+    recorded = page.evaluate("(id) => window.memlens.memory.factById.get(id).recordedAt", IDS.payments_needs_ledger)
+    page.focus("#asof-record")
+    page.keyboard.press("Home")
+    while page.evaluate("window.memlens.view.asOfRecord") < recorded - 1:
+        before = page.evaluate("window.memlens.view.asOfRecord")
+        page.focus("#asof-record")
+        page.keyboard.press("ArrowRight")
+        if page.evaluate("window.memlens.view.asOfRecord") is None or page.evaluate("window.memlens.view.asOfRecord") >= recorded:
+            page.focus("#asof-record")
+            page.keyboard.press("ArrowLeft")
+            break
+        assert page.evaluate("window.memlens.view.asOfRecord") != before
+    at = page.evaluate("window.memlens.view.asOfRecord")
+    assert at is not None and at < recorded
+    options = search(page, "charges post ledger entries")
+    assert IDS.payments_needs_ledger not in facts_listed(options)
+    assert any(o["kind"] == "entity" for o in options)  # payments-api and ledger-service existed then
+    page.focus("#asof-record")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("window.memlens.view.asOfRecord") in (recorded, None) or \
+        page.evaluate("window.memlens.view.asOfRecord") >= recorded
+    assert IDS.payments_needs_ledger in facts_listed(search(page, "charges post ledger entries"))
+
+
+def test_a_forgotten_facts_words_find_nothing(report):
+    page = report.page
+    options = search(page, "carol private note")
+    assert IDS.forgotten_fact not in facts_listed(options)
+    assert search(page, "private note") == []
+    assert page.locator("#search-results .search-empty").inner_text() == "Nothing matches"
+    # beside it, a kept fact's words do
+    assert facts_listed(search(page, "revocation list")) != []
+
+
+@pytest.fixture(scope="module")
+def site_page(browser, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("fact-search-site") / "site"
+    write_site(project_snapshot(), folder)
+    opened = open_report(browser, folder / "index.html")
+    yield opened
+    opened.close()
+
+
+def test_a_sites_graph_page_finds_facts_from_file_urls(site_page):
+    page = site_page.page
+    assert page.url.startswith("file://")
+    assert IDS.payments_needs_ledger in facts_listed(search(page, "ledger entries"))
+    assert facts_listed(search(page, "private note")) == []
+    search(page, "charges post ledger entries")
+    page.click(f'#search-results [data-id="{IDS.payments_needs_ledger}"]')
+    assert page.evaluate("window.memlens.view.selected.id") == IDS.payments_api
+    card = page.locator(f'#detail [data-fact-id="{IDS.payments_needs_ledger}"]')
+    assert "flash" in card.get_attribute("class").split()
+    assert [r for r in site_page.requests if not r.startswith("file://")] == []
+    assert site_page.console_errors == []
