@@ -238,6 +238,11 @@ async function startReport() {
       if (isTab(link.value)) showTab(link.value);
       return;
     }
+    if (link.kind === "search") {
+      showTab("graph");
+      search.show(link.value);
+      return;
+    }
     const found = link.kind === "entity" ? findEntity(memory, link.value) : findFact(memory, link.value);
     if (link.kind === "entity" && found) selectEntity(found, { focus: true });
     else if (found) selectFact(found);

@@ -1,4 +1,5 @@
-// Addresses that point into a page: #entity=<id or name>, #fact=<id>, #panel-<tab>.
+// Addresses that point into a page: #entity=<id or name>, #fact=<id>, #panel-<tab>, and
+// #search=<words> (a site page's search box hands its words to the graph page, which holds the data).
 function deepLink(kind, id) {
   return "#" + kind + "=" + encodeURIComponent(id);
 }
@@ -10,7 +11,7 @@ function parseDeepLink(hash) {
   } catch (_) {
     return null; // a malformed escape is no link at all
   }
-  const match = /^(entity|fact)=(.+)$/s.exec(text);
+  const match = /^(entity|fact|search)=(.+)$/s.exec(text);
   if (match) return { kind: match[1], value: match[2] };
   if (/^panel-[a-z]+$/.test(text)) return { kind: "panel", value: text.slice(6) };
   return null;

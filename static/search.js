@@ -6,6 +6,7 @@
 const SEARCH_RESULTS = 12;
 const SNIPPET_BEFORE = 30; // characters of a description shown before its first matching word
 const SNIPPET_LENGTH = 120;
+const INDEX_SLICE_MS = 12; // the index is built in slices this long, the page answering between them
 
 // Tiers of a result's key: a name typed whole, a name or id begun, words matched, a name holding
 // the text somewhere; within them, entities not merged away, then words matched, named entities
@@ -18,11 +19,15 @@ function createSearch(memory, view, input, list, onPick) {
   let index = null;  // built on the first search once the facts' texts are read
   let indexed = null;
 
+  // Started by the first focus on the box: a large memory's words are read while the person
+  // types the first letters, a slice at a time, so names answer meanwhile.
   function ensureIndex() {
     indexed = indexed || memory.loadTexts().then(() => {
       const started = performance.now();
-      index = buildSearchIndex(memory);
-      index.builtMs = performance.now() - started;
+      return runInSlices(indexSteps(memory), INDEX_SLICE_MS).then((built) => {
+        index = built;
+        index.builtMs = performance.now() - started;
+      });
     });
     return indexed;
   }
@@ -55,16 +60,13 @@ function createSearch(memory, view, input, list, onPick) {
       for (const e of touched.entities) {
         const key = WORD * bitCount(index.entityWords[e]) + (index.entityNamed[e] ? NAMED : 0) + SCORE * index.entityScore[e];
         entityKeys.set(e, Math.max(entityKeys.get(e) || 0, TIER) + key);
-        index.entityWords[e] = 0;
-        index.entityScore[e] = 0;
-        index.entityNamed[e] = 0;
       }
       factKeys = touched.facts.map((f) => {
         const key = TIER + NOT_MERGED + WORD * bitCount(index.factWords[f]) + SCORE * index.factScore[f];
-        index.factWords[f] = 0;
-        index.factScore[f] = 0;
-        return [key + Math.min(memory.facts[f].subjectEntity ? memory.facts[f].subjectEntity.degree : 0, 999) / 1e3, f];
+        const subject = memory.facts[f].subjectEntity;
+        return [key + Math.min(subject ? subject.degree : 0, 999) / 1e3, f];
       });
+      clearScores(index, touched);
     }
     const terms = new Set(words.flatMap((w) => w.ids));
     const candidates = factKeys.map(([key, f]) => [key, { fact: memory.facts[f], terms }]);
@@ -158,6 +160,7 @@ function createSearch(memory, view, input, list, onPick) {
     }
   }
 
+  input.addEventListener("focus", () => { if (!index) ensureIndex(); });
   input.addEventListener("input", search);
   input.addEventListener("keydown", (event) => {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
@@ -181,6 +184,12 @@ function createSearch(memory, view, input, list, onPick) {
   return {
     focus: () => input.focus(),
     rank,
+    // the results for `words`, as if typed
+    show(words) {
+      input.value = words;
+      input.focus();
+      search();
+    },
     // resolves once the words are indexed (the first search starts it), with how long that took
     indexed: () => ensureIndex().then(() => index.builtMs),
   };

@@ -10,24 +10,15 @@ const NAME_WEIGHT = 2;       // a fact whose subject or object is named by a wor
 const RELATION_WEIGHT = 1.5; // a fact whose relation is named by a word
 const ENTITY_NAME_WEIGHT = 3;
 const MAX_WORDS = 30;        // words of a query that count (a bit each in a 32-bit mask)
+// A word held by more facts than this (a common word, "repo" in every evidence, a relation's
+// name) is looked for only in the facts its rarer neighbours found; alone, its first this many
+// facts are read. Its weight (idf) is small anyway; reading all of it was 0.9 s a keystroke
+// at 100,000 entities.
+const DRIVING_FACTS = 10000;
 
-// Terms (stems) by id, and the documents of one field as postings: term -> the documents holding
-// it, once per occurrence (so a repeat counts), in compressed rows.
-function postingsOf(termCount, docTerms) {
-  const starts = new Int32Array(termCount + 1);
-  for (let i = 0; i < docTerms.used; i++) starts[docTerms.terms[i] + 1]++;
-  for (let t = 0; t < termCount; t++) starts[t + 1] += starts[t];
-  const fill = starts.slice(0, termCount);
-  const docs = new Int32Array(docTerms.used);
-  for (let d = 0, at = 0; d < docTerms.lengths.length; d++) {
-    for (const end = at + docTerms.lengths[d]; at < end; at++) docs[fill[docTerms.terms[at]]++] = d;
-  }
-  return { starts, docs };
-}
-
-// A growing list of term ids, document after document.
+// A growing list of term ids, document after document; `starts[d]` is where document d begins.
 function termStream(docCount) {
-  return { terms: new Int32Array(1024), used: 0, lengths: new Int32Array(docCount) };
+  return { terms: new Int32Array(4096), used: 0, starts: new Int32Array(docCount + 1) };
 }
 
 function pushTerm(stream, term) {
@@ -39,9 +30,102 @@ function pushTerm(stream, term) {
   stream.terms[stream.used++] = term;
 }
 
-function buildSearchIndex(memory) {
-  const termIds = new Map();  // stem -> id
-  const terms = [];           // id -> stem
+// The documents of one field as postings: term -> the documents holding it, once per occurrence
+// (so a repeat counts), in compressed rows; and each document's length.
+function postingsOf(termCount, stream) {
+  const docCount = stream.starts.length - 1;
+  const starts = new Int32Array(termCount + 1);
+  for (let i = 0; i < stream.used; i++) starts[stream.terms[i] + 1]++;
+  for (let t = 0; t < termCount; t++) starts[t + 1] += starts[t];
+  const fill = starts.slice(0, termCount);
+  const docs = new Int32Array(stream.used);
+  for (let d = 0; d < docCount; d++) {
+    for (let at = stream.starts[d]; at < stream.starts[d + 1]; at++) docs[fill[stream.terms[at]]++] = d;
+  }
+  const lengths = new Int32Array(docCount);
+  let total = 0;
+  for (let d = 0; d < docCount; d++) total += lengths[d] = stream.starts[d + 1] - stream.starts[d];
+  return { starts, docs, lengths, average: total / (docCount || 1) || 1, stream };
+}
+
+// Folded token -> term id (-1 for a stop word), for ASCII text read character by character: no
+// string is made for a token seen before. Reading 30,000 facts' notes this way took 60 ms where
+// matching them with a regular expression and looking each token up in a Map took 740 (a loaded
+// 2-core machine). Text with other characters goes through tokensOf.
+function asciiReader(termOf) {
+  let size = 1 << 16;
+  let slots = new Int32Array(size).fill(-1);
+  const hashes = [], tokens = [], values = [];
+  const buffer = new Uint16Array(64);
+
+  // FNV's low bits alone crowd the table (tokens of digits most)
+  const slotOf = (hash) => {
+    let h = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) & (size - 1);
+  };
+
+  function lookup(hash, length) {
+    let slot = slotOf(hash);
+    for (let entry = slots[slot]; entry !== -1; entry = slots[slot = (slot + 1) & (size - 1)]) {
+      if (hashes[entry] !== hash) continue;
+      const token = tokens[entry];
+      if (token.length !== length) continue;
+      let same = true;
+      for (let i = 0; i < length && same; i++) same = token.charCodeAt(i) === buffer[i];
+      if (same) return values[entry];
+    }
+    const token = String.fromCharCode.apply(null, buffer.subarray(0, length));
+    const value = termOf(token);
+    slots[slot] = tokens.length;
+    hashes.push(hash);
+    tokens.push(token);
+    values.push(value);
+    if (tokens.length * 2 > size) grow();
+    return value;
+  }
+
+  function grow() {
+    size *= 2;
+    slots = new Int32Array(size).fill(-1);
+    hashes.forEach((hash, entry) => {
+      let slot = slotOf(hash);
+      while (slots[slot] !== -1) slot = (slot + 1) & (size - 1);
+      slots[slot] = entry;
+    });
+  }
+
+  // Pushes the terms of `text` onto `stream`; false, with nothing pushed from the first token that
+  // is not plain ASCII on, and that token's start, when the rest must be read by tokensOf.
+  return function read(text, stream) {
+    const n = text.length;
+    let hash = -2128831035, length = 0; // FNV-1a's offset basis
+    for (let i = 0; i <= n; i++) {
+      let c = i < n ? text.charCodeAt(i) : 32;
+      if (c >= 128) return i - length;
+      if (c >= 65 && c <= 90) c += 32;
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+        if (length === 64) return i - length; // long tokens: FTS5 leaves them unstemmed, tokensOf too
+        buffer[length++] = c;
+        hash = Math.imul(hash ^ c, 16777619);
+      } else if (length) {
+        const id = lookup(hash, length);
+        if (id >= 0) pushTerm(stream, id);
+        hash = -2128831035;
+        length = 0;
+      }
+    }
+    return -1;
+  };
+}
+
+// Builds the index a slice at a time: yields between slices of SLICE_FACTS facts, so the page
+// answers (names, typing) while a large memory's words are read; returns the index.
+const SLICE_FACTS = 4000;
+
+function* indexSteps(memory) {
+  const termIds = new Map();   // stem -> id
+  const terms = [];            // id -> stem
   const tokenTerm = new Map(); // folded token -> term id, or -1 for a stop word
   function termOf(token) {
     let id = tokenTerm.get(token);
@@ -59,46 +143,54 @@ function buildSearchIndex(memory) {
     tokenTerm.set(token, id);
     return id;
   }
-  function add(stream, doc, text) {
+  const readAscii = asciiReader(termOf);
+  function add(stream, text) {
     if (!text) return;
-    for (const token of tokensOf(text)) {
+    const string = typeof text === "string" ? text : String(text);
+    const rest = readAscii(string, stream);
+    if (rest < 0) return;
+    for (const token of tokensOf(string.slice(rest))) {
       const id = termOf(token);
-      if (id >= 0) {
-        pushTerm(stream, id);
-        stream.lengths[doc]++;
-      }
+      if (id >= 0) pushTerm(stream, id);
     }
   }
   const { entities, facts } = memory;
   const names = termStream(entities.length);
   const about = termStream(entities.length);
-  entities.forEach((entity, i) => {
-    add(names, i, entity.name);
-    add(about, i, entity.description);
-  });
+  for (let i = 0; i < entities.length; i++) {
+    names.starts[i] = names.used;
+    add(names, entities[i].name);
+    about.starts[i] = about.used;
+    add(about, entities[i].description);
+    if (i % SLICE_FACTS === SLICE_FACTS - 1) yield;
+  }
+  names.starts[entities.length] = names.used;
+  about.starts[entities.length] = about.used;
   const texts = termStream(facts.length);
   const factsOfRelation = new Map(); // relation index -> its facts
-  facts.forEach((fact, i) => {
-    add(texts, i, fact.description);
-    if (fact.evidence) for (const item of fact.evidence) add(texts, i, item);
-    if (fact.relationName === null) return;
-    let list = factsOfRelation.get(fact.relation);
-    if (!list) factsOfRelation.set(fact.relation, (list = []));
-    list.push(i);
-  });
-  // each relation's words (owned_by: own; by is a stop word)
-  const relationTerms = [];
-  for (const [relation, list] of factsOfRelation) {
-    const words = new Set(tokensOf(list.length ? facts[list[0]].relationName : "").map(termOf).filter((t) => t >= 0));
-    relationTerms.push({ relation, words, facts: list });
+  for (let i = 0; i < facts.length; i++) {
+    const fact = facts[i];
+    texts.starts[i] = texts.used;
+    add(texts, fact.description);
+    const evidence = fact.evidence;
+    if (evidence) for (let k = 0; k < evidence.length; k++) add(texts, evidence[k]);
+    if (fact.relationName !== null) {
+      let list = factsOfRelation.get(fact.relation);
+      if (!list) factsOfRelation.set(fact.relation, (list = []));
+      list.push(i);
+    }
+    if (i % SLICE_FACTS === SLICE_FACTS - 1) yield;
   }
+  texts.starts[facts.length] = texts.used;
+  // each relation's words (owned_by: own; by is a stop word)
+  const relations = [...factsOfRelation].map(([relation, list]) => ({
+    relation, facts: list, words: tokensOf(facts[list[0]].relationName).map(termOf).filter((t) => t >= 0) }));
   const count = terms.length;
-  const average = (lengths) => (lengths.length ? lengths.reduce((a, b) => a + b, 0) / lengths.length : 0) || 1;
+  const textPostings = postingsOf(count, texts);
+  yield;
   return {
-    terms, termIds, termOf, relationTerms,
-    names: postingsOf(count, names), about: postingsOf(count, about), texts: postingsOf(count, texts),
-    aboutLengths: about.lengths, aboutAverage: average(about.lengths),
-    textLengths: texts.lengths, textAverage: average(texts.lengths),
+    terms, termIds, termOf, relations,
+    names: postingsOf(count, names), about: postingsOf(count, about), texts: textPostings,
     // per query, reused: a word's weight for each document, and which words each one holds
     factWeight: new Float64Array(facts.length), factScore: new Float64Array(facts.length),
     factWords: new Int32Array(facts.length),
@@ -107,7 +199,35 @@ function buildSearchIndex(memory) {
   };
 }
 
-// The query's words, each a set of term ids. The last word, still being typed unless a space
+// Runs `steps` to its end in slices of about `sliceMs`, yielding to the page between them
+// (a message, not a timer: nested timers wait 4 ms each); resolves with what it returns.
+function runInSlices(steps, sliceMs) {
+  return new Promise((resolve, reject) => {
+    const channel = new MessageChannel();
+    channel.port1.addEventListener("message", slice);
+    channel.port1.start();
+    function slice() {
+      try {
+        const until = performance.now() + sliceMs;
+        for (let step = steps.next(); ; step = steps.next()) {
+          if (step.done) {
+            channel.port1.close();
+            resolve(step.value);
+            return;
+          }
+          if (performance.now() >= until) break;
+        }
+        channel.port2.postMessage(null);
+      } catch (error) {
+        channel.port1.close();
+        reject(error);
+      }
+    }
+    slice();
+  });
+}
+
+// The query's words, each a list of term ids. The last word, still being typed unless a space
 // follows it, also stands for every indexed word it begins.
 function queryWords(index, query) {
   const tokens = tokensOf(query).filter((token) => !STOP_WORDS.has(token));
@@ -117,81 +237,141 @@ function queryWords(index, query) {
     const exact = index.termIds.get(porterStem(token));
     if (exact !== undefined) ids.add(exact);
     if (typing && i === tokens.length - 1) {
-      index.terms.forEach((term, id) => { if (term.startsWith(token)) ids.add(id); });
+      const { terms } = index;
+      for (let id = 0; id < terms.length; id++) if (terms[id].startsWith(token)) ids.add(id);
     }
     return { token, ids: [...ids] };
   });
 }
 
 const bm25 = (tf, length, average) => (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / average));
-const idf = (total, df) => Math.log(1 + (total - df + 0.5) / (df + 0.5));
+const idf = (total, df) => Math.log(1 + (Math.max(0, total - df) + 0.5) / (df + 0.5));
 
-// Adds one query word's BM25 share to every document of `field` that holds it; returns those
-// documents (the word's weight for each is left in `weight`, cleared by the caller).
-function weighField(postings, ids, weight, lengths, average, touched) {
-  const { starts, docs } = postings;
-  for (const id of ids) {
+function postingCount(postings, ids) {
+  let n = 0;
+  for (const id of ids) n += postings.starts[id + 1] - postings.starts[id];
+  return n;
+}
+
+// Where one query word is found: its terms (marked), the relations it names, the entities it
+// names, and how many facts that reaches (their sum: an upper bound of its document frequency).
+function wordReach(index, memory, word, bit) {
+  const marks = new Uint8Array(index.terms.length);
+  for (const id of word.ids) marks[id] = 1;
+  const relations = index.relations.filter((r) => r.words.some((t) => marks[t]));
+  const relationSet = new Set(relations.map((r) => r.relation));
+  const named = [];
+  const { starts, docs } = index.names;
+  for (const id of word.ids) {
     for (let at = starts[id]; at < starts[id + 1]; at++) {
-      const doc = docs[at];
-      if (weight[doc] === 0) touched.push(doc);
-      weight[doc] += 1; // term frequency for now
+      const e = docs[at];
+      if (index.entityNamed[e] & bit) continue;
+      index.entityNamed[e] |= bit;
+      named.push(e);
     }
   }
-  for (const doc of touched) weight[doc] = bm25(weight[doc], lengths[doc], average);
+  let facts = postingCount(index.texts, word.ids);
+  for (const r of relations) facts += r.facts.length;
+  for (const e of named) facts += memory.entities[e].facts.length;
+  return { ...word, bit, marks, relationSet, relations, named, facts };
+}
+
+// A word's weight in fact f, read from the fact itself (for the facts a rarer word found).
+function factWeightOf(index, fact, reach) {
+  const { terms, starts } = index.texts.stream;
+  let tf = 0;
+  for (let at = starts[fact.index]; at < starts[fact.index + 1]; at++) tf += reach.marks[terms[at]];
+  let weight = tf ? bm25(tf, index.texts.lengths[fact.index], index.texts.average) : 0;
+  if (reach.relationSet.has(fact.relation)) weight += RELATION_WEIGHT;
+  const { subjectEntity: subject, objectEntity: object } = fact;
+  if ((subject !== null && (index.entityNamed[subject.index] & reach.bit)) ||
+      (object !== null && (index.entityNamed[object.index] & reach.bit))) weight += NAME_WEIGHT;
+  return weight;
+}
+
+// Every fact a word reaches, with its weight left in factWeight (at most `limit` facts).
+function factsReached(index, memory, reach, limit) {
+  const { factWeight } = index;
+  const touched = [];
+  const touch = (f, w) => {
+    if (factWeight[f] === 0) {
+      if (touched.length === limit) return;
+      touched.push(f);
+    }
+    factWeight[f] += w;
+  };
+  const { starts, docs, lengths, average } = index.texts;
+  for (const id of reach.ids) {
+    for (let at = starts[id]; at < starts[id + 1]; at++) touch(docs[at], 1); // term frequency for now
+  }
+  for (const f of touched) factWeight[f] = bm25(factWeight[f], lengths[f], average);
+  for (const r of reach.relations) for (const f of r.facts) touch(f, RELATION_WEIGHT);
+  for (const e of reach.named) for (const fact of memory.entities[e].facts) touch(fact.index, NAME_WEIGHT);
   return touched;
 }
 
-// Scores every fact and entity holding any word of `words`; returns the facts and entities
-// touched (their factScore/entityScore and factWords/entityWords set; the caller clears them).
+// Scores the facts and entities holding any word of `words`; returns those touched (their
+// factScore/entityScore and factWords/entityWords set; the caller clears them with clearScores).
 function scoreWords(index, memory, words) {
-  const { factWeight, factScore, factWords, entityWeight, entityScore, entityWords, entityNamed } = index;
-  const facts = [], entities = [];
-  words.forEach(({ ids }, bitIndex) => {
-    const bit = 1 << bitIndex;
-    const wordSet = new Set(ids);
-    // facts: text, then relation, then the names of their ends
-    const touched = weighField(index.texts, ids, factWeight, index.textLengths, index.textAverage, []);
-    const touch = (f, w) => { if (factWeight[f] === 0) touched.push(f); factWeight[f] += w; };
-    for (const { words: relationWords, facts: list } of index.relationTerms) {
-      for (const id of relationWords) {
-        if (!wordSet.has(id)) continue;
-        for (const f of list) touch(f, RELATION_WEIGHT);
-        break;
+  const { factWeight, factScore, factWords, entityWeight, entityScore, entityWords } = index;
+  const reaches = words.map((word, i) => wordReach(index, memory, word, 1 << i)).sort((a, b) => a.facts - b.facts);
+  const facts = [];
+  const factTotal = memory.facts.length;
+  for (const reach of reaches) {
+    const factIdf = idf(factTotal, Math.min(factTotal, reach.facts));
+    if (!facts.length || reach.facts <= DRIVING_FACTS) {
+      for (const f of factsReached(index, memory, reach, DRIVING_FACTS)) {
+        if (factWords[f] === 0) facts.push(f);
+        factWords[f] |= reach.bit;
+        factScore[f] += factIdf * factWeight[f];
+        factWeight[f] = 0;
+      }
+    } else {
+      for (const f of facts) {
+        const weight = factWeightOf(index, memory.facts[f], reach);
+        if (!weight) continue;
+        factWords[f] |= reach.bit;
+        factScore[f] += factIdf * weight;
       }
     }
-    const named = [];
-    const { starts, docs } = index.names;
-    for (const id of ids) {
+  }
+  const entities = [];
+  for (const reach of reaches) {
+    const touched = [];
+    const { starts, docs, lengths, average } = index.about;
+    for (const id of reach.ids) {
       for (let at = starts[id]; at < starts[id + 1]; at++) {
         const e = docs[at];
-        if (entityNamed[e] & bit) continue;
-        entityNamed[e] |= bit;
-        named.push(e);
-        for (const fact of memory.entities[e].facts) touch(fact.index, NAME_WEIGHT);
+        if (entityWeight[e] === 0) touched.push(e);
+        entityWeight[e] += 1;
       }
     }
-    const factIdf = idf(memory.facts.length, touched.length);
-    for (const f of touched) {
-      if (factWords[f] === 0) facts.push(f);
-      factWords[f] |= bit;
-      factScore[f] += factIdf * factWeight[f];
-      factWeight[f] = 0;
-    }
-    // entities: name, description
-    const about = weighField(index.about, ids, entityWeight, index.aboutLengths, index.aboutAverage, []);
-    for (const e of named) {
-      if (entityWeight[e] === 0) about.push(e);
+    for (const e of touched) entityWeight[e] = bm25(entityWeight[e], lengths[e], average);
+    for (const e of reach.named) {
+      if (entityWeight[e] === 0) touched.push(e);
       entityWeight[e] += ENTITY_NAME_WEIGHT;
     }
-    const entityIdf = idf(memory.entities.length, about.length);
-    for (const e of about) {
+    const entityIdf = idf(memory.entities.length, touched.length);
+    for (const e of touched) {
       if (entityWords[e] === 0) entities.push(e);
-      entityWords[e] |= bit;
+      entityWords[e] |= reach.bit;
       entityScore[e] += entityIdf * entityWeight[e];
       entityWeight[e] = 0;
     }
-  });
+  }
   return { facts, entities };
+}
+
+function clearScores(index, touched) {
+  for (const f of touched.facts) {
+    index.factWords[f] = 0;
+    index.factScore[f] = 0;
+  }
+  for (const e of touched.entities) {
+    index.entityWords[e] = 0;
+    index.entityScore[e] = 0;
+    index.entityNamed[e] = 0;
+  }
 }
 
 function bitCount(mask) {

@@ -1,5 +1,5 @@
-// The site's own pages read without script; this only adds a filter to the entity list and
-// lets a timeline row jump to its fact's card.
+// The site's own pages read without script; this only adds a filter to the entity list, lets a
+// timeline row jump to its fact's card, and hands the header's search to the graph page.
 document.documentElement.classList.add("js");
 
 function wireEntityFilter() {
@@ -30,5 +30,17 @@ function wireTimelineRows() {
   }
 }
 
+// The words go to the graph page, which holds the memory's data and answers them (#search=...).
+function wireSiteSearch() {
+  const input = document.getElementById("site-search");
+  if (!input) return;
+  input.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || !input.value.trim()) return;
+    event.preventDefault();
+    location.href = input.dataset.graph + "#search=" + encodeURIComponent(input.value.trim());
+  });
+}
+
 wireEntityFilter();
 wireTimelineRows();
+wireSiteSearch();

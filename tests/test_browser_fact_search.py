@@ -139,3 +139,23 @@ def test_a_sites_graph_page_finds_facts_from_file_urls(site_page):
     assert "flash" in card.get_attribute("class").split()
     assert [r for r in site_page.requests if not r.startswith("file://")] == []
     assert site_page.console_errors == []
+
+
+def test_a_site_pages_search_box_hands_its_words_to_the_graph_page(browser, tmp_path):
+    folder = tmp_path / "site"
+    write_site(project_snapshot(), folder)
+    opened = open_report(browser, folder / "entities" / "index.html", wait_for_graph=False)
+    try:
+        page = opened.page
+        page.fill("#site-search", "charges post ledger entries")
+        page.press("#site-search", "Enter")
+        page.wait_for_function("() => Boolean(window.memlens && window.memlens.ready)")
+        assert page.url.startswith("file://") and page.url.endswith("/site/index.html#search=charges%20post%20ledger%20entries")
+        page.evaluate("() => window.memlens.search.indexed()")
+        page.wait_for_selector(f'#search-results [data-id="{IDS.payments_needs_ledger}"]')
+        assert facts_listed(page.evaluate(OPTIONS))[0] == IDS.payments_needs_ledger
+        assert page.input_value("#search-input") == "charges post ledger entries"
+        assert [r for r in opened.requests if not r.startswith("file://")] == []
+        assert opened.console_errors == []
+    finally:
+        opened.close()
