@@ -52,8 +52,9 @@ function createSearch(memory, view, input, list, onPick) {
     if (!q) return [];
     const entityKeys = new Map(); // entity index -> key so far
     nameTiers(q, entityKeys);
-    let factKeys = [];
     let words = [];
+    let facts = [];
+    let factKeys = null;
     if (index) {
       words = queryWords(index, query);
       const touched = scoreWords(index, memory, words);
@@ -61,21 +62,27 @@ function createSearch(memory, view, input, list, onPick) {
         const key = WORD * bitCount(index.entityWords[e]) + (index.entityNamed[e] ? NAMED : 0) + SCORE * index.entityScore[e];
         entityKeys.set(e, Math.max(entityKeys.get(e) || 0, TIER) + key);
       }
-      factKeys = touched.facts.map((f) => {
-        const key = TIER + NOT_MERGED + WORD * bitCount(index.factWords[f]) + SCORE * index.factScore[f];
+      facts = touched.facts;
+      factKeys = new Float64Array(facts.length);
+      facts.forEach((f, i) => {
         const subject = memory.facts[f].subjectEntity;
-        return [key + Math.min(subject ? subject.degree : 0, 999) / 1e3, f];
+        factKeys[i] = TIER + NOT_MERGED + WORD * bitCount(index.factWords[f]) + SCORE * index.factScore[f] +
+          Math.min(subject ? subject.degree : 0, 999) / 1e3;
       });
       clearScores(index, touched);
     }
-    const terms = new Set(words.flatMap((w) => w.ids));
-    const candidates = factKeys.map(([key, f]) => [key, { fact: memory.facts[f], terms }]);
-    for (const [e, key] of entityKeys) {
+    // candidates 0..facts.length-1 are facts, the rest entities
+    const entities = [...entityKeys.keys()];
+    const keys = new Float64Array(facts.length + entities.length);
+    if (factKeys) keys.set(factKeys);
+    entities.forEach((e, i) => {
       const entity = memory.entities[e];
-      candidates.push([key + (entity.mergedInto === -1 ? NOT_MERGED : 0) + Math.min(entity.degree, 999) / 1e3, { entity }]);
-    }
-    const shown = ([, hit]) => (hit.fact ? factShown(hit.fact) : entityShown(hit.entity));
-    return bestShown(candidates, (c) => c[0], shown, SEARCH_RESULTS).map(([, [, hit]]) => hit);
+      keys[facts.length + i] = entityKeys.get(e) + (entity.mergedInto === -1 ? NOT_MERGED : 0) + Math.min(entity.degree, 999) / 1e3;
+    });
+    const terms = new Set(words.flatMap((w) => w.ids));
+    const itemOf = (c) => (c < facts.length ? { fact: memory.facts[facts[c]], terms } : { entity: memory.entities[entities[c - facts.length]] });
+    const shown = (c) => (c < facts.length ? factShown(memory.facts[facts[c]]) : entityShown(memory.entities[entities[c - facts.length]]));
+    return bestShown(keys, shown, SEARCH_RESULTS).map(itemOf);
   }
 
   function open(isOpen) {

@@ -108,6 +108,15 @@ def test_a_fact_not_yet_recorded_at_the_chosen_record_time_is_not_listed(report)
     assert IDS.payments_needs_ledger in facts_listed(search(page, "charges post ledger entries"))
 
 
+def test_a_superseded_fact_is_listed_only_when_superseded_facts_are_shown(report):
+    page = report.page
+    options = search(page, "alice works at globex")
+    assert IDS.alice_at_globex not in facts_listed(options)
+    assert IDS.alice_at_acme in facts_listed(options)  # the value that replaced it is
+    page.check("#show-superseded")
+    assert IDS.alice_at_globex in facts_listed(search(page, "alice works at globex"))
+
+
 def test_a_forgotten_facts_words_find_nothing(report):
     page = report.page
     options = search(page, "carol private note")

@@ -64,12 +64,35 @@ def sqlite_stems(texts: list[str]) -> list[list[str]]:
     return out
 
 
+def static_text(name: str) -> str:
+    return resources.files("memlens.static").joinpath(name).read_text(encoding="utf-8")
+
+
+# The index reads ASCII text with a reader of its own (search_index.js asciiReader): it must find
+# the tokens tokensOf finds. Each token becomes its own id here, so the two lists compare as text.
+READERS = """
+window.stems = (texts) => texts.map((t) => tokensOf(t).map(porterStem));
+window.readers = (texts) => {
+  const names = [];
+  const ids = new Map();
+  const idOf = (token) => { if (!ids.has(token)) { ids.set(token, names.length); names.push(token); } return ids.get(token); };
+  const read = asciiReader(idOf);
+  return texts.map((text) => {
+    const stream = termStream(1);
+    const rest = read(text, stream);
+    const tokens = [...stream.terms.subarray(0, stream.used)].map((id) => names[id]);
+    return { index: rest < 0 ? tokens : tokens.concat(tokensOf(text.slice(rest))), tokensOf: tokensOf(text) };
+  });
+};
+"""
+
+
 @pytest.fixture(scope="module")
 def page(browser):
     context = browser.new_context()
     opened = context.new_page()
-    opened.add_script_tag(content=resources.files("memlens.static").joinpath("porter.js").read_text(encoding="utf-8")
-                          + "\nwindow.stems = (texts) => texts.map((t) => tokensOf(t).map(porterStem));")
+    opened.add_script_tag(content="const STOP_WORDS = new Set();\n" + static_text("porter.js") + static_text("search_index.js")
+                          + READERS)
     yield opened
     context.close()
 
@@ -90,3 +113,13 @@ def test_stemming_joins_the_forms_a_question_and_a_fact_use(page):
                                     ["decided", "decision"], ["webhooks", "webhook"], ["owner", "owned"]]
         .map(([a, b]) => [porterStem(a) === porterStem(b), porterStem(a), porterStem(b)])""")
     assert [p[0] for p in pairs] == [True, False, True, False, True, False], pairs
+
+
+def test_the_index_reads_the_tokens_tokens_of_reads(page):
+    texts = word_list() + [" ".join(word_list()[i:i + 9]) for i in range(0, 2000, 9)] + [
+        "repo://payments/db.py#L1-L30 user said 2026-03-02", "A" * 70 + " tail", "x" * 64 + "y", "mixed café, then ASCII",
+        "owned_by depends_on", "", "   ", "ÀÉÎ", "end."]
+    read = page.evaluate("(texts) => window.readers(texts)", texts)
+    differing = [(text, r) for text, r in zip(texts, read) if r["index"] != r["tokensOf"]]
+    assert not differing, differing[:10]
+    assert sum(len(r["index"]) for r in read) > len(texts)
