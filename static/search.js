@@ -6,7 +6,7 @@
 const SEARCH_RESULTS = 12;
 const SNIPPET_BEFORE = 30; // characters of a description shown before its first matching word
 const SNIPPET_LENGTH = 120;
-const INDEX_SLICE_MS = 12; // the index is built in slices this long, the page answering between them
+const INDEX_SLICE_MS = 40; // the index is built in slices this long: a keystroke meanwhile waits at most this
 
 // Tiers of a result's key: a name typed whole, a name or id begun, words matched, a name holding
 // the text somewhere; within them, entities not merged away, then words matched, named entities

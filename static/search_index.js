@@ -121,7 +121,7 @@ function asciiReader(termOf) {
 
 // Builds the index a slice at a time: yields between slices of SLICE_FACTS facts, so the page
 // answers (names, typing) while a large memory's words are read; returns the index.
-const SLICE_FACTS = 4000;
+const SLICE_FACTS = 1000;
 
 function* indexSteps(memory) {
   const termIds = new Map();   // stem -> id
