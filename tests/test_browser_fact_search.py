@@ -5,8 +5,9 @@ on a site's graph page, opened from file://."""
 from __future__ import annotations
 
 import pytest
-from viewer_fixtures import open_report, project_ids, project_snapshot
+from viewer_fixtures import hostile_snapshot, open_report, project_ids, project_snapshot
 
+from memlens.viewer.report.write import write_report
 from memlens.viewer.site.build import write_site
 
 pytestmark = pytest.mark.browser
@@ -161,5 +162,21 @@ def test_a_site_pages_search_box_hands_its_words_to_the_graph_page(browser, tmp_
         assert page.input_value("#search-input") == "charges post ledger entries"
         assert [r for r in opened.requests if not r.startswith("file://")] == []
         assert opened.console_errors == []
+    finally:
+        opened.close()
+
+
+def test_hostile_text_in_a_facts_words_is_listed_as_text(browser, tmp_path):
+    opened = open_report(browser, write_report(hostile_snapshot(), tmp_path / "hostile.html"))
+    try:
+        page = opened.page
+        options = search(page, "fact onerror alert")
+        assert facts_listed(options)
+        snippet = page.locator("#search-results .search-fact .option-snippet").first
+        text = snippet.inner_text()
+        assert "</script><script>alert(1)</script>" in text and "<img src=x onerror" in text
+        assert page.locator("#search-results img, #search-results script").count() == 0
+        assert page.locator("#search-results mark").count() > 0  # the words found, marked as text
+        assert opened.dialogs == [] and opened.csp_violations() == []
     finally:
         opened.close()
