@@ -186,10 +186,18 @@ function* indexSteps(memory) {
   const relations = [...factsOfRelation].map(([relation, list]) => ({
     relation, facts: list, words: tokensOf(facts[list[0]].relationName).map(termOf).filter((t) => t >= 0) }));
   const count = terms.length;
+  // the terms by their first two letters: a word being typed is looked for among its own
+  const begun = new Map();
+  terms.forEach((term, id) => {
+    const key = term.slice(0, 2);
+    const list = begun.get(key);
+    if (list) list.push(id);
+    else begun.set(key, [id]);
+  });
   const textPostings = postingsOf(count, texts);
   yield;
   return {
-    terms, termIds, termOf, relations,
+    terms, termIds, termOf, relations, begun,
     names: postingsOf(count, names), about: postingsOf(count, about), texts: textPostings,
     // per query, reused: a word's weight for each document, and which words each one holds
     factWeight: new Float64Array(facts.length), factScore: new Float64Array(facts.length),
@@ -237,8 +245,7 @@ function queryWords(index, query) {
     const exact = index.termIds.get(porterStem(token));
     if (exact !== undefined) ids.add(exact);
     if (typing && i === tokens.length - 1 && token.length > 1) { // one letter begins too much to mean anything
-      const { terms } = index;
-      for (let id = 0; id < terms.length; id++) if (terms[id].startsWith(token)) ids.add(id);
+      for (const id of index.begun.get(token.slice(0, 2)) || []) if (index.terms[id].startsWith(token)) ids.add(id);
     }
     return { token, ids: [...ids] };
   });
