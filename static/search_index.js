@@ -9,7 +9,13 @@ const BM25_B = 0.75;
 const NAME_WEIGHT = 2;       // a fact whose subject or object is named by a word
 const RELATION_WEIGHT = 1.5; // a fact whose relation is named by a word
 const ENTITY_NAME_WEIGHT = 3;
-const MAX_WORDS = 30;        // words of a query that count (a bit each in a 32-bit mask)
+const MAX_WORDS = 16;        // words of a query that count, as in recall (store/recall.py)
+// What a word found only as the start of a longer one counts, beside its stem, as in recall; a word
+// is looked for so when it has this many letters, or is the one being typed, and an agent noun
+// ("owner") also without its ending ("own...").
+const PREFIX_ONLY = 0.5;
+const PREFIX_LETTERS = 4;
+const AGENT_ENDINGS = ["ers", "ors", "er", "or"];
 // A word held by more facts than this (a common word, "repo" in every evidence, a relation's
 // name) is looked for only in the facts its rarer neighbours found; alone, its first this many
 // facts are read. Its weight (idf) is small anyway; reading all of it was 0.9 s a keystroke
@@ -235,19 +241,25 @@ function runInSlices(steps, sliceMs) {
   });
 }
 
-// The query's words, each a list of term ids. The last word, still being typed unless a space
-// follows it, also stands for every indexed word it begins.
+// The query's words, each the term ids it stands for with their weight: 1 for its stem,
+// PREFIX_ONLY for longer words it begins. The last word, still being typed unless a space
+// follows it, begins words from its second letter on.
 function queryWords(index, query) {
   const tokens = tokensOf(query).filter((token) => !STOP_WORDS.has(token));
   const typing = /[\p{L}\p{N}]$/u.test(query);
   return tokens.slice(0, MAX_WORDS).map((token, i) => {
-    const ids = new Set();
-    const exact = index.termIds.get(porterStem(token));
-    if (exact !== undefined) ids.add(exact);
-    if (typing && i === tokens.length - 1 && token.length > 1) { // one letter begins too much to mean anything
-      for (const id of index.begun.get(token.slice(0, 2)) || []) if (index.terms[id].startsWith(token)) ids.add(id);
+    const weights = new Map();
+    const stem = porterStem(token);
+    const prefixes = [];
+    if (typing && i === tokens.length - 1 ? token.length > 1 : token.length >= PREFIX_LETTERS) prefixes.push(stem, token);
+    const ending = AGENT_ENDINGS.find((end) => token.endsWith(end) && token.length - end.length >= 3);
+    if (ending) prefixes.push(token.slice(0, -ending.length));
+    for (const prefix of prefixes) {
+      for (const id of index.begun.get(prefix.slice(0, 2)) || []) if (index.terms[id].startsWith(prefix)) weights.set(id, PREFIX_ONLY);
     }
-    return { token, ids: [...ids] };
+    const exact = index.termIds.get(stem);
+    if (exact !== undefined) weights.set(exact, 1);
+    return { token, ids: [...weights.keys()], weights };
   });
 }
 
@@ -263,24 +275,24 @@ function postingCount(postings, ids) {
 // Where one query word is found: its terms (marked), the relations it names, the entities it
 // names, and how many facts that reaches (their sum: an upper bound of its document frequency).
 function wordReach(index, memory, word, bit) {
-  const marks = new Uint8Array(index.terms.length);
-  for (const id of word.ids) marks[id] = 1;
-  const relations = index.relations.filter((r) => r.words.some((t) => marks[t]));
-  const relationSet = new Set(relations.map((r) => r.relation));
-  const named = [];
+  const marks = new Float32Array(index.terms.length); // each term's weight for this word, 0 if none
+  for (const [id, weight] of word.weights) marks[id] = weight;
+  const best = (ids) => ids.reduce((most, t) => Math.max(most, marks[t]), 0);
+  const relations = index.relations.filter((r) => best(r.words) > 0);
+  const relationWeight = new Map(relations.map((r) => [r.relation, RELATION_WEIGHT * best(r.words)]));
+  const named = new Map(); // entity index -> the word's weight in its name
   const { starts, docs } = index.names;
   for (const id of word.ids) {
     for (let at = starts[id]; at < starts[id + 1]; at++) {
       const e = docs[at];
-      if (index.entityNamed[e] & bit) continue;
       index.entityNamed[e] |= bit;
-      named.push(e);
+      named.set(e, Math.max(named.get(e) || 0, marks[id]));
     }
   }
   let facts = postingCount(index.texts, word.ids);
   for (const r of relations) facts += r.facts.length;
-  for (const e of named) facts += memory.entities[e].facts.length;
-  return { ...word, bit, marks, relationSet, relations, named, facts };
+  for (const e of named.keys()) facts += memory.entities[e].facts.length;
+  return { ...word, bit, marks, relationWeight, relations, named, facts };
 }
 
 // A word's weight in fact f, read from the fact itself (for the facts a rarer word found).
@@ -289,11 +301,11 @@ function factWeightOf(index, fact, reach) {
   let tf = 0;
   for (let at = starts[fact.index]; at < starts[fact.index + 1]; at++) tf += reach.marks[terms[at]];
   let weight = tf ? bm25(tf, index.texts.lengths[fact.index], index.texts.average) : 0;
-  if (reach.relationSet.has(fact.relation)) weight += RELATION_WEIGHT;
+  weight += reach.relationWeight.get(fact.relation) || 0;
   const { subjectEntity: subject, objectEntity: object } = fact;
-  if ((subject !== null && (index.entityNamed[subject.index] & reach.bit)) ||
-      (object !== null && (index.entityNamed[object.index] & reach.bit))) weight += NAME_WEIGHT;
-  return weight;
+  const named = Math.max(subject === null ? 0 : reach.named.get(subject.index) || 0,
+                         object === null ? 0 : reach.named.get(object.index) || 0);
+  return weight + NAME_WEIGHT * named;
 }
 
 // Every fact a word reaches, with its weight left in factWeight: at most `limit` facts, read no
@@ -309,7 +321,7 @@ function factsReached(index, memory, reach, limit) {
         if (touched.length === limit) break texts;
         touched.push(f);
       }
-      factWeight[f] += 1; // term frequency for now
+      factWeight[f] += reach.marks[id]; // term frequency for now
     }
   }
   for (const f of touched) factWeight[f] = bm25(factWeight[f], lengths[f], average);
@@ -321,8 +333,13 @@ function factsReached(index, memory, reach, limit) {
     factWeight[f] += weight;
     return true;
   };
-  relations: for (const r of reach.relations) for (const f of r.facts) if (!touch(f, RELATION_WEIGHT)) break relations;
-  names: for (const e of reach.named) for (const fact of memory.entities[e].facts) if (!touch(fact.index, NAME_WEIGHT)) break names;
+  relations: for (const r of reach.relations) {
+    const weight = reach.relationWeight.get(r.relation);
+    for (const f of r.facts) if (!touch(f, weight)) break relations;
+  }
+  names: for (const [e, mark] of reach.named) {
+    for (const fact of memory.entities[e].facts) if (!touch(fact.index, NAME_WEIGHT * mark)) break names;
+  }
   return touched;
 }
 
@@ -359,13 +376,13 @@ function scoreWords(index, memory, words) {
       for (let at = starts[id]; at < starts[id + 1]; at++) {
         const e = docs[at];
         if (entityWeight[e] === 0) touched.push(e);
-        entityWeight[e] += 1;
+        entityWeight[e] += reach.marks[id];
       }
     }
     for (const e of touched) entityWeight[e] = bm25(entityWeight[e], lengths[e], average);
-    for (const e of reach.named) {
+    for (const [e, mark] of reach.named) {
       if (entityWeight[e] === 0) touched.push(e);
-      entityWeight[e] += ENTITY_NAME_WEIGHT;
+      entityWeight[e] += ENTITY_NAME_WEIGHT * mark;
     }
     const entityIdf = idf(memory.entities.length, touched.length);
     for (const e of touched) {

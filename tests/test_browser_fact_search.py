@@ -61,6 +61,19 @@ def test_relations_names_and_evidence_are_searched_as_words(report):
     assert [(names[fact[i]["subject"]], names[fact[i]["object"]]) for i in listed] == [("payments-api", "Redis")]
 
 
+def test_an_owner_is_found_by_the_owned_by_relation_as_recall_finds_it(report):
+    page = report.page
+    snapshot = project_snapshot()
+    fact = {f["id"]: f for f in snapshot["facts"]}
+    names = {e["id"]: e["name"] for e in snapshot["entities"]}
+    for question in ("who owns payments-api", "payments-api owner"):
+        first = fact[facts_listed(search(page, question))[0]]
+        assert (names[first["subject"]], first["relation"], names[first["object"]], first["status"]) == \
+            ("payments-api", "owned_by", "Payments Team", "current"), question
+    # a word that is in no relation, name or text finds no fact
+    assert facts_listed(search(page, "landlord")) == []
+
+
 def test_a_name_typed_whole_comes_first_as_an_entity(report):
     page = report.page
     options = search(page, "ledger-service")
