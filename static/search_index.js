@@ -1,7 +1,7 @@
 // The search's index over what the page already holds: entity names and descriptions, relation
-// names, and the facts' descriptions and evidence (memory.loadTexts). Built once, on the first
-// search after the texts are read; a query then costs a look at the postings of its own words.
-// Words are read as the store's recall reads them (store/search.py): stop words dropped
+// names, and the facts' descriptions and evidence (memory.loadTexts). Built once, from the first
+// focus on the search box once the texts are read; a query then looks at its own words' postings.
+// Words are read as the store's recall reads them (store/recall.py): stop words dropped
 // (STOP_WORDS, shipped from memlens.store.words), FTS5's porter stems (porter.js), any word
 // matching, ranked by how many of the question's words a result holds, then by BM25.
 const BM25_K1 = 1.2;
