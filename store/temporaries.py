@@ -7,12 +7,14 @@ store/memory.py).
 
 from __future__ import annotations
 
+import ctypes
 import glob
 import os
 import re
 import secrets
 import shutil
 from pathlib import Path
+from typing import Any, Callable
 
 MARK = "memlens"
 # a store's temporary has SQLite's files beside it while it is open: its -wal, -shm or -journal
@@ -53,10 +55,13 @@ def remove(path: Path) -> None:
 
 
 def _running(pid: int) -> bool:
+    """Whether process `pid` still runs: a leftover of a running process is not ours to remove."""
     if pid == os.getpid():
         return True
+    if os.name == "nt":
+        return _running_on_windows(pid)
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)   # POSIX: signal 0 only asks (on Windows it would send CTRL_C_EVENT)
     except ProcessLookupError:
         return False
     except PermissionError:  # someone else's process: alive
@@ -64,3 +69,34 @@ def _running(pid: int) -> bool:
     except OverflowError:
         return False
     return True
+
+
+_QUERY_LIMITED_INFORMATION, _STILL_ACTIVE, _INVALID_PARAMETER = 0x1000, 259, 87
+
+
+def _running_on_windows(pid: int, kernel32: Any = None, last_error: Callable[[], int] | None = None) -> bool:
+    """Windows: whether process `pid` has no exit code yet (OpenProcess, GetExitCodeProcess);
+    `kernel32` and `last_error` stand in for the system's in tests."""
+    if kernel32 is None:
+        kernel32, last_error = _kernel32(), ctypes.get_last_error   # type: ignore[attr-defined]
+    if not 0 < pid < 2**32:
+        return False
+    handle = kernel32.OpenProcess(_QUERY_LIMITED_INFORMATION, False, pid)
+    if not handle:
+        return last_error() != _INVALID_PARAMETER   # no such process; otherwise denied: someone else's, alive
+    try:
+        code = ctypes.c_ulong()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return True
+        return code.value == _STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
+
+
+def _kernel32() -> Any:
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)   # type: ignore[attr-defined]  # Windows only
+    kernel32.OpenProcess.restype = ctypes.c_void_p
+    kernel32.OpenProcess.argtypes = (ctypes.c_ulong, ctypes.c_int, ctypes.c_ulong)
+    kernel32.GetExitCodeProcess.argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_ulong))
+    kernel32.CloseHandle.argtypes = (ctypes.c_void_p,)
+    return kernel32
