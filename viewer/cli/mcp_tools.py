@@ -346,7 +346,7 @@ class MemoryTools:
 
         Call it after `maintain`, for a candidate you judged and want to leave alone.
 
-        Example: {"key": "hotspot:1a2b3c4d:depends_on", "reason": "billing uses all three"}
+        Example: {"key": "hotspot:1a2b3c4d:owned_by", "reason": "billing has two owners by design"}
         Answer: {"key": "...", "kind": "hotspot", "summary": "...", "refs": [...], "content": "sha256:..."}
         """
         return answer(self.existing.dismiss(key, reason).as_dict())
@@ -372,8 +372,9 @@ class MemoryTools:
         return answer({"forgotten": entity_id, "facts": fact_ids})
 
     async def maintain(self, limit: Limit = 50, cursor: Cursor = None) -> str:
-        """The maintenance worklist: what wants a judgement. Hotspots (several current values for one
-        subject and relation), open contradictions, near-duplicate entity names and facts without
+        """The maintenance worklist: what wants a judgement. Hotspots (several current values of a
+        relation that holds one value: declared functional, or one like owned_by, version or
+        status), open contradictions, near-duplicate entity names and facts without
         evidence, minus what was dismissed. It decides nothing. The first page also runs the
         after-maintenance hooks (they regenerate the configured reports) and reports them.
 
