@@ -35,7 +35,7 @@ function taskOf(memory, kind, key, summary, refs) {
                         ["all of them hold", dismiss]] };
   }
   if (kind === "contradiction" && refs.length >= 3) {
-    const found = /^\S+ vs \S+ \(([0-9.]+)\): ([\s\S]*)$/.exec(summary);
+    const found = /^\S+ vs \S+ \((?:confidence )?([0-9.]+)\): ([\s\S]*)$/.exec(summary);
     const [confidence, reason] = found ? [found[1], found[2]] : ["?", summary];
     return { sentence: "\u201c" + said(1) + "\u201d and \u201c" + said(2) + "\u201d cannot both hold (confidence " + confidence + "): " + reason,
              commands: [["the second holds", "memlens supersede " + id(1).slice(0, 8) + " " + id(2).slice(0, 8) + " --reason " + REASON],

@@ -15,11 +15,12 @@ def names(mapping: dict[str, str]):
 def test_each_kind_reads_as_a_sentence_with_a_command_for_each_answer():
     words = {"f1aaaaaaaa": ("api-gateway", "listens_on", "port 8080"), "f2bbbbbbbb": ("api-gateway", "listens_on", "port 8443"),
              "f3cccccccc": ("billing-service", "owned_by", "Dana"), "f4dddddddd": ("billing-service", "owned_by", "Priya")}
-    contradiction = task_of({"kind": "contradiction", "key": "contradiction:c0ffee00",
-                             "summary": "f1aaaaaa vs f2bbbbbb (0.70): README says 8080", "refs": ["c0ffee00", "f1aaaaaaaa", "f2bbbbbbbb"]},
-                            names({}), words.get)
-    assert contradiction.sentence == ("\u201capi-gateway listens_on port 8080\u201d and \u201capi-gateway listens_on port 8443\u201d "
-                                      "cannot both hold (confidence 0.70): README says 8080")
+    for summary in ("f1aaaaaa vs f2bbbbbb (confidence 0.70): README says 8080",   # as the store says it
+                    "f1aaaaaa vs f2bbbbbb (0.70): README says 8080"):              # as older snapshots did
+        contradiction = task_of({"kind": "contradiction", "key": "contradiction:c0ffee00", "summary": summary,
+                                 "refs": ["c0ffee00", "f1aaaaaaaa", "f2bbbbbbbb"]}, names({}), words.get)
+        assert contradiction.sentence == ("\u201capi-gateway listens_on port 8080\u201d and \u201capi-gateway listens_on "
+                                          "port 8443\u201d cannot both hold (confidence 0.70): README says 8080")
     assert [c for _, c in contradiction.commands] == [
         "memlens supersede f1aaaaaa f2bbbbbb --reason '...'", "memlens supersede f2bbbbbb f1aaaaaa --reason '...'",
         "memlens dismiss contradiction:c0ffee00 --reason '...'"]
@@ -62,3 +63,12 @@ def test_maintain_ends_with_the_next_command_and_running_it_settles_the_first_ta
 
 def test_next_command_with_nothing_to_review_points_at_the_report():
     assert next_command([], names({})) == "next: memlens view    (nothing to review)"
+
+
+def test_the_demos_contradiction_reads_with_its_confidence_in_the_report(cli, tmp_path):
+    """End to end, from the store's own summary: a change of its wording once left "(confidence ?)"."""
+    assert cli("demo").exit_code == 0
+    assert cli("export", "-d", "demo", "--format", "html", "-o", str(tmp_path / "r.html")).exit_code == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "cannot both hold (confidence 0.70): README says 8080" in page
+    assert "confidence ?" not in page

@@ -86,7 +86,8 @@ def _listed(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-_CONTRADICTION = re.compile(r"^\S+ vs \S+ \(([0-9.]+)\): (.*)$", re.DOTALL)
+# the store's summary of a contradiction; snapshots before "confidence" was written say "(0.70)"
+_CONTRADICTION = re.compile(r"^\S+ vs \S+ \((?:confidence )?([0-9.]+)\): (.*)$", re.DOTALL)
 
 
 def task_of(row: dict[str, Any], entity_name: Callable[[str], str],
