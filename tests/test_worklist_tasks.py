@@ -72,3 +72,11 @@ def test_the_demos_contradiction_reads_with_its_confidence_in_the_report(cli, tm
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "cannot both hold (confidence 0.70): README says 8080" in page
     assert "confidence ?" not in page
+
+
+def test_the_sites_maintenance_page_words_the_same_tasks(cli, tmp_path):
+    assert cli("demo").exit_code == 0
+    assert cli("export", "-d", "demo", "--format", "site", "-o", str(tmp_path / "site")).exit_code == 0
+    page = (tmp_path / "site" / "maintenance.html").read_text(encoding="utf-8")
+    assert "cannot both hold (confidence 0.70): README says 8080" in page
+    assert "memlens dismiss contradiction:" in page and "memlens supersede " in page

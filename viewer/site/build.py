@@ -49,9 +49,9 @@ from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import TimelineBuilder, entity_timeline
 from ..model.timeline_svg import MemoEscape, timeline_svg
-from ..model.worklist import KindGroup, dismissal_groups, worklist_groups
+from ..model.worklist import KindGroup, dismissal_groups, task_of, worklist_groups
 from ..report import assets
-from ..report.page import NavLink, SiteMode, build_context, check_format, environment
+from ..report.page import NavLink, SiteMode, build_context, check_format, environment, fact_words_in
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
 from .delta import Reach, RowsShown, Writes, reach_of, writes_since
 from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
@@ -165,6 +165,11 @@ class SiteBuild:
         """The graph page's positions, worked out in the process that writes that page (0.7 s at
         100,000 entities, which the entity pages do not need)."""
         return compute_layout(link_graph(self.snapshot, self.index.fact_columns), previous=self.previous_layout)
+
+    @cached_property
+    def fact_words(self):
+        """A fact's (subject, relation, object) names by id, for the maintenance tasks' sentences."""
+        return fact_words_in(self.index)
 
     # -- frame --------------------------------------------------------------------------------
     def nav(self, root: str, current: str, counted: bool = False) -> list[NavLink]:
@@ -484,10 +489,13 @@ class SiteBuild:
         return found
 
     def maintenance_row(self, group: MaintenanceGroup, row: dict[str, Any], items: SiteItems) -> str:
-        if group.which == "open":
+        if group.which == "open":   # a task, as the report's Maintenance tab words it
             refs = "".join(items.any_ref(str(r)) for r in row.get("refs") or ())
-            return (f'<tr><td>{h(row.get("summary") or "")}<div class="key-text">{h(row.get("key"))}</div></td>'
-                    f'<td class="refs">{refs}</td></tr>')
+            task = task_of(row, self.index.name, self.fact_words)
+            commands = "".join(f'<li><span class="task-when">If {h(when)}: </span><code class="task-command">{h(command)}'
+                               f'</code></li>' for when, command in task.commands)
+            return (f'<tr><td><p class="task-sentence">{h(task.sentence)}</p><ul class="task-commands">{commands}</ul>'
+                    f'</td><td class="refs">{refs}</td></tr>')
         at = str(row.get("at") or "")
         return (f'<tr><td><div class="key-text">{h(row.get("key"))}</div></td><td>{h(row.get("reason") or "")}</td>'
                 f'<td class="actor">{h(row.get("actor") or "")}</td>'
@@ -507,7 +515,7 @@ class SiteBuild:
 
     def write_maintenance_pages(self, emit: Emit) -> None:
         emit("maintenance.html", self.maintenance_page())
-        headings = {"open": ("summary", "concerns"), "dismissed": ("candidate", "reason", "by", "when (UTC)")}
+        headings = {"open": ("what to decide, and the command for each answer", "concerns"), "dismissed": ("candidate", "reason", "by", "when (UTC)")}
         for which, groups in self.maintenance_groups().items():
             for g in groups:
                 for number, name in enumerate(g.names, start=1):
