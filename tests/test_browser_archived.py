@@ -88,3 +88,24 @@ def test_a_memory_without_archived_facts_is_not_offered_the_filter(browser, cli,
             assert opened.page.locator("#hide-archived").is_visible() == offered
         finally:
             opened.close()
+
+
+def test_the_sites_card_marks_an_archived_memory_as_the_report_does(cli, tmp_path):
+    from lxml import html as lxml_html
+
+    source = tmp_path / "memories.db"
+    build_mnemo(source)
+    site = tmp_path / "site"
+    assert cli("export", "--from", "mnemo", str(source), "--format", "site", "-o", str(site)).exit_code == 0
+    cards = {}
+    for page in (site / "entities").glob("*.html"):
+        for card in lxml_html.fromstring(page.read_bytes()).xpath("//article[contains(@class, 'fact')]"):
+            description = card.xpath(".//*[@class='fact-description']")
+            if description:
+                cards[description[0].text_content()] = card
+    archived, live = cards["we used to deploy on fridays"], cards["the api listens on 9443"]
+    marks = ".//*[contains(@class, 'status-archived')]"
+    assert [b.text_content() for b in archived.xpath(marks)] == ["archived"]
+    assert archived.xpath(".//*[@class='fact-state-reason']")[0].text_content() == "archived by mnemo"
+    assert "fact-archived" in archived.get("class")
+    assert not live.xpath(marks) and "fact-archived" not in live.get("class")

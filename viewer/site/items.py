@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memlens.store.reads import is_archived
+
 from ..model.escaping import escape_text
 from ..model.evidence import is_web_link
 from ..model.fact_status import shown_status
@@ -148,10 +150,15 @@ class SiteItems:
         t = self.t
         fid, status = fact["id"], shown_status(fact)
         contested = bool(fact.get("contested"))
-        parts = [f'<article class="fact fact-{t(status)}{" is-contested" if contested else ""}"{self._anchor(fid)}>'
+        archived = is_archived(status, fact.get("reason"))   # as the report's card marks it (detail_panel.js)
+        parts = [f'<article class="fact fact-{"archived" if archived else t(status)}{" is-contested" if contested else ""}"'
+                 f'{self._anchor(fid)}>'
                  f'<p class="fact-line">{self.entity_ref(fact.get("subject"))} <span class="fact-relation">'
                  f'{t(fact.get("relation"))}</span> {self.entity_ref(fact.get("object"))}</p>'
                  f'<p class="fact-badges"><span class="status status-{t(status)}">{t(status)}</span>']
+        if archived:
+            parts.append('<span class="status status-archived" title="kept, but left out of its tool\'s own reads">'
+                         'archived</span>')
         if contested:
             parts.append('<strong class="tag tag-contested">contested</strong>')
         if fact.get("functional"):
@@ -162,6 +169,8 @@ class SiteItems:
         parts.append(f'<a class="fact-id" href="{h(self.graph_href("fact", fid))}">{h(fid[:8])}</a></p>')
         if fact.get("description"):
             parts.append(f'<p class="fact-description">{h(fact["description"])}</p>')
+        if status == "current" and fact.get("reason"):
+            parts.append(f'<p class="fact-state-reason">{h(fact["reason"])}</p>')
         if contested and self.contested_boxes:
             parts.extend(self._contested_box(fact, c) for c in self._open_contradictions(fact))
         if status in ("superseded", "retracted"):
