@@ -26,6 +26,9 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)    # opening a FIFO without a writer mu
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _BINARY = getattr(os, "O_BINARY", 0)        # Windows: no newline translation
+# what one file of a bundle may hold at most: a report at 100,000 entities is 25 MB, its site's
+# snapshot.json about 200 MB
+BUNDLE_FILE_LIMIT = 1 << 30
 
 
 class UntrustedFileError(MemlensError):
@@ -60,14 +63,19 @@ def read_inside(root: Path, name: str, limit: int) -> bytes:
 def read_regular_file(path: Path, limit: int) -> bytes:
     """The bytes of the regular file at `path` (whose own name may be a link the user made, as for
     any file a user names): refused if it is a FIFO, a device or a folder, or larger than `limit`."""
-    try:
-        handle = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY)
-    except IsADirectoryError:
-        raise UntrustedFileError(f"{path} is a folder, not a file") from None
+    handle = _open_named(path)
     try:
         return _read_regular(handle, str(path), limit)
     finally:
         os.close(handle)
+
+
+def read_bundle_file(path: Path, *, follow: bool) -> bytes:
+    """A file of a bundle, at most BUNDLE_FILE_LIMIT bytes: one the user named (`follow`: its own
+    name may be a link), or one of a site's own files (no link anywhere: memlens writes none)."""
+    if follow:
+        return read_regular_file(path, BUNDLE_FILE_LIMIT)
+    return read_inside(path.parent, path.name, BUNDLE_FILE_LIMIT)
 
 
 def regular_file_inside(root: Path, name: str) -> os.stat_result | None:
@@ -137,9 +145,7 @@ def _no_link(opening, root: Path, parts: list[str]) -> int:
 
 
 def _read_regular(handle: int, shown: str, limit: int) -> bytes:
-    status = os.fstat(handle)
-    if not stat.S_ISREG(status.st_mode):
-        raise UntrustedFileError(f"{shown} is not a regular file (a FIFO, a device or a folder)")
+    status = _check_regular(handle, shown)
     if status.st_size > limit:
         raise UntrustedFileError(f"{shown} is {status.st_size:,} bytes, more than the {limit:,} memlens reads")
     chunks, total = [], 0
@@ -151,22 +157,29 @@ def _read_regular(handle: int, shown: str, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-# what one file of a bundle may hold at most: a report at 100,000 entities is 25 MB, its site's
-# snapshot.json about 200 MB
-BUNDLE_FILE_LIMIT = 1 << 30
-
 
 def head_of_regular_file(path: Path, size: int) -> bytes:
     """The first `size` bytes (fewer if it is shorter) of the regular file at `path`, which may be a
     link the user made: a FIFO, a device or a folder is refused without waiting on it (the check a
     reader makes before it hands a path to SQLite, or reads a page's head)."""
+    handle = _open_named(path)
     try:
-        handle = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY)
-    except IsADirectoryError:
-        raise UntrustedFileError(f"{path} is a folder, not a file") from None
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            raise UntrustedFileError(f"{path} is not a regular file (a FIFO, a device or a folder)")
+        _check_regular(handle, str(path))
         return os.read(handle, size)
     finally:
         os.close(handle)
+
+
+def _open_named(path: Path) -> int:
+    """A descriptor of the file at `path`, opened without waiting on a FIFO."""
+    try:
+        return os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY)
+    except IsADirectoryError:
+        raise UntrustedFileError(f"{path} is a folder, not a file") from None
+
+
+def _check_regular(handle: int, shown: str) -> os.stat_result:
+    status = os.fstat(handle)
+    if not stat.S_ISREG(status.st_mode):
+        raise UntrustedFileError(f"{shown} is not a regular file (a FIFO, a device or a folder)")
+    return status

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memlens.store import json_input
 from memlens.store.errors import InvalidInput
-from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, read_inside, read_regular_file
+from memlens.store.confined import UntrustedFileError, read_bundle_file
 from memlens.store.snapshot import FORMAT
 from memlens.store.snapshot_diff import digest
 
@@ -217,8 +217,7 @@ def _read(path: Path, missing: str, *, follow: bool = True) -> bytes:
     """The file's bytes; BundleUnreadable saying `missing` when there is no such file. A site's own
     files are read with `follow=False`: memlens writes no links into a site, so one is refused."""
     try:
-        return read_regular_file(path, BUNDLE_FILE_LIMIT) if follow else read_inside(
-            path.parent, path.name, BUNDLE_FILE_LIMIT)
+        return read_bundle_file(path, follow=follow)
     except FileNotFoundError:
         raise BundleUnreadable(missing) from None
     except UntrustedFileError as exc:   # a FIFO, a device, a link, a file too large (store/confined.py)

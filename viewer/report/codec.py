@@ -55,7 +55,7 @@ import orjson
 
 from memlens.store.errors import BundleError
 from memlens.store.maintenance import content_of
-from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, read_inside, read_regular_file
+from memlens.store.confined import UntrustedFileError, read_bundle_file
 
 from ..model.columns import FACT_FIELDS, Columns
 from ..model.palette import TypeLook
@@ -911,8 +911,7 @@ def read_page(path: str | PathLike[str], *, follow: bool = True) -> bytes:
     BundleUnreadable; with `follow=False` (a site's page), one reached through no link."""
     page = Path(path)
     try:
-        return read_regular_file(page, BUNDLE_FILE_LIMIT) if follow else read_inside(
-            page.parent, page.name, BUNDLE_FILE_LIMIT)
+        return read_bundle_file(page, follow=follow)
     except UntrustedFileError as exc:   # a FIFO, a device, a link, a file too large
         raise BundleUnreadable(str(exc)) from None
     except OSError as exc:

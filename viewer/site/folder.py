@@ -17,13 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from memlens.store.confined import UntrustedFileError, read_inside
+from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, read_inside
 from memlens.store.errors import BundleError
 
 from memlens.store.temporaries import remove, sweep, temporary_beside
 
 from ..workers import can_fork, with_workers
-from .previous import NOT_FOLLOWING, LARGEST_FILE, PreviousSite, file_sha256, write_new
+from .previous import NOT_FOLLOWING, PreviousSite, file_sha256, write_new
 
 Emit = Callable[[str, str | bytes], None]
 Carry = Callable[[str], bool]
@@ -186,7 +186,7 @@ def check_target(target: Path) -> None:
 def site_manifest(root: Path) -> dict[str, Any] | None:
     """The manifest of the memlens site at `root` (its format, version and files named), or None."""
     try:
-        manifest = json.loads(read_inside(root, "manifest.json", LARGEST_FILE).decode("utf-8"))
+        manifest = json.loads(read_inside(root, "manifest.json", BUNDLE_FILE_LIMIT).decode("utf-8"))
     except (OSError, UntrustedFileError, ValueError):
         return None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("memlens_version"), str)

@@ -24,13 +24,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from memlens.store.confined import UntrustedFileError, confined_name, read_inside, regular_file_inside
+from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, confined_name, read_inside, regular_file_inside
 
 from .delta import Previous
 
-# The largest file of an old site read back (its graph page or snapshot.json at 100,000 entities
-# is about 100 MB); the manifest is one of them.
-LARGEST_FILE = 1 << 30
 # link the name itself, never what a link there points at (where the system can say so)
 NOT_FOLLOWING = {"follow_symlinks": False} if os.link in os.supports_follow_symlinks else {}
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
@@ -53,7 +50,7 @@ class CheckedFiles:
 def checked_files(root: Path) -> CheckedFiles | None:
     """Every file the site at `root` lists, read and hashed; None where it has no readable manifest."""
     try:
-        manifest = read_inside(root, "manifest.json", LARGEST_FILE)
+        manifest = read_inside(root, "manifest.json", BUNDLE_FILE_LIMIT)
         site = PreviousSite.of(root, manifest)
     except (OSError, UntrustedFileError):
         return None
@@ -85,7 +82,7 @@ class PreviousSite:
         everything is written fresh). `checked`: its files as `checked_files` found them, used
         when it checked this manifest."""
         try:
-            manifest = read_inside(root, "manifest.json", LARGEST_FILE)
+            manifest = read_inside(root, "manifest.json", BUNDLE_FILE_LIMIT)
         except (OSError, UntrustedFileError):
             return None
         site = cls.of(root, manifest)
@@ -129,7 +126,7 @@ class PreviousSite:
 
     def _bytes(self, path: str) -> bytes | None:
         try:
-            return read_inside(self.root, path, LARGEST_FILE)
+            return read_inside(self.root, path, BUNDLE_FILE_LIMIT)
         except (OSError, UntrustedFileError):
             return None
 
