@@ -9,6 +9,7 @@ import os
 import selectors
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,5 @@ def test_a_client_that_goes_away_mid_call_ends_the_server_quietly(store, tmp_pat
     wire.process.stdout.close()
     if how == "reader gone":
         wire.selector.unregister(wire.process.stdout)
-        import time
         time.sleep(1)
     assert wire.end() == (0, "")

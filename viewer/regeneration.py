@@ -220,8 +220,8 @@ def load_writer(fmt: str) -> None:
 def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     path = Path(bundle.path)
     current = memory.content_hash()
-    sweep(path)   # what a killed regeneration left, even when this one has nothing to write
     if holds(path, bundle.format, current):
+        sweep(path)   # what a killed regeneration left (a write sweeps it as it starts: site/folder.py, atomic.py)
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff
 
