@@ -16,7 +16,7 @@ from .timefmt import record_time, utc_now
 def default_actor() -> str:
     try:
         return f"cli:{getpass.getuser()}"
-    except (KeyError, OSError):  # no passwd entry (containers)
+    except (KeyError, OSError, ImportError):  # no passwd entry (containers); no USERNAME on Windows (no pwd)
         return "cli:unknown"
 
 

@@ -58,10 +58,10 @@ def _running(pid: int) -> bool:
     """Whether process `pid` still runs: a leftover of a running process is not ours to remove."""
     if pid == os.getpid():
         return True
-    if os.name == "nt":
+    if hasattr(ctypes, "WinDLL"):   # Windows, where os.kill(pid, 0) would send CTRL_C_EVENT
         return _running_on_windows(pid)
     try:
-        os.kill(pid, 0)   # POSIX: signal 0 only asks (on Windows it would send CTRL_C_EVENT)
+        os.kill(pid, 0)   # POSIX: signal 0 only asks
     except ProcessLookupError:
         return False
     except PermissionError:  # someone else's process: alive

@@ -29,7 +29,9 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[s
     keep = target.stat().st_mode & 0o777 if target.is_file() else mode
     # Private while written when it will get a mode of its own (never more exposed than the file
     # it replaces); else the kernel applies the umask, which no call can read without changing it.
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if keep is not None else 0o666)
+    # O_BINARY: Windows opens a descriptor in text mode without it, writing every "\n" as "\r\n"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    handle = os.open(temporary, flags, 0o600 if keep is not None else 0o666)
     try:
         if isinstance(content, (str, bytes)):
             with os.fdopen(handle, "wb") as out:
