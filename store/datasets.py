@@ -6,6 +6,7 @@ import os
 import re
 from pathlib import Path
 
+from .confined import confined_name
 from .errors import InvalidInput
 
 SUFFIX = ".sqlite"
@@ -26,6 +27,9 @@ def project_name(directory: Path | None = None) -> str:
 def path_for(name: str) -> Path:
     if not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidInput(f"dataset name {name!r} may hold only letters, digits, '.', '_' and '-'")
+    if confined_name(f"{name}{SUFFIX}") is None:   # `con.sqlite` is the console on Windows
+        raise InvalidInput(f"dataset name {name!r} is a device's name on Windows (CON, PRN, AUX, NUL, COM1-9, "
+                           "LPT1-9); choose another")
     return home() / f"{name}{SUFFIX}"
 
 
