@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from viewer_fixtures import project_snapshot
+from without_linux_calls import Reached
+from without_linux_calls import kernel32 as windows_kernel32
 
 from memlens.store import temporaries
 from memlens.store.temporaries import MARK, leftovers, temporary_beside
@@ -71,39 +73,12 @@ def test_the_next_write_removes_what_a_killed_writer_left_and_nothing_else(tmp_p
     assert running.exists() and other.exists() and target.read_text() == "whole"
 
 
-class Kernel32:
-    """Windows' process calls as temporaries._running_on_windows makes them, answered from this
-    system's processes, so the Windows path is held to what they are."""
-
-    def __init__(self) -> None:
-        self.error, self.open = 0, set()
-
-    def OpenProcess(self, access, inherit, pid):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            self.error = 87                 # ERROR_INVALID_PARAMETER: no such process
-            return 0
-        except PermissionError:
-            self.error = 5                  # ERROR_ACCESS_DENIED
-            return 0
-        self.open.add(pid)
-        return pid
-
-    def GetExitCodeProcess(self, handle, code):
-        code._obj.value = 259               # STILL_ACTIVE
-        return 1
-
-    def CloseHandle(self, handle):
-        self.open.remove(handle)
-
-
 def test_on_windows_a_process_is_running_until_it_has_an_exit_code():
-    kernel32 = Kernel32()
+    kernel32 = windows_kernel32(Reached())
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         def running(pid):
-            return temporaries._running_on_windows(pid, kernel32, lambda: kernel32.error)
+            return temporaries._running_on_windows(pid, kernel32, kernel32.last_error)
         assert running(sleeper.pid) and not kernel32.open
         assert not running(a_gone_pid()) and not running(0) and not running(2**40)
     finally:

@@ -79,8 +79,9 @@ class Reached:
 
 def kernel32(reached: Reached) -> SimpleNamespace:
     """Windows' OpenProcess, GetExitCodeProcess and CloseHandle, as ctypes.WinDLL("kernel32") gives
-    them, answered from this system's processes."""
-    state = SimpleNamespace(error=0)
+    them (`last_error` as ctypes.get_last_error), answered from this system's processes; `open`
+    holds the handles not closed yet."""
+    state = SimpleNamespace(error=0, open=set())
 
     def OpenProcess(access: int, inherit: bool, pid: int) -> int:
         reached.note("portable", "OpenProcess")
@@ -92,6 +93,7 @@ def kernel32(reached: Reached) -> SimpleNamespace:
         except PermissionError:
             state.error = _ACCESS_DENIED
             return 0
+        state.open.add(pid)
         return pid
 
     def GetExitCodeProcess(handle: int, code: Any) -> int:
@@ -99,10 +101,11 @@ def kernel32(reached: Reached) -> SimpleNamespace:
         return 1
 
     def CloseHandle(handle: int) -> int:
+        state.open.remove(handle)
         return 1
 
     return SimpleNamespace(OpenProcess=OpenProcess, GetExitCodeProcess=GetExitCodeProcess, CloseHandle=CloseHandle,
-                           last_error=lambda: state.error)
+                           last_error=lambda: state.error, open=state.open)
 
 
 class _LibcWithoutLinuxCalls:
