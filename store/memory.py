@@ -112,7 +112,10 @@ class Memory:
         except OSError:  # a file system without hard links: a rename, over nothing that is there now
             lost = self.path.exists()
             if not lost:
-                os.rename(made, self.path)
+                try:
+                    os.rename(made, self.path)
+                except FileExistsError:  # Windows renames over nothing: one made since the check stays
+                    lost = True
         finally:
             remove_store_files(made)
         self.conn = open_for_writing(self.path, create=False)  # the next write goes to the store there

@@ -2,6 +2,7 @@
 leaves nothing behind, and two processes making the same store never lose a write silently."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,38 @@ def test_where_the_file_system_has_no_hard_links_the_store_is_renamed_into_place
     with Memory(store, readonly=True) as memory:
         assert memory.stats()["facts"] == 2
     assert not [n for n in listing(tmp_path) if MARK in n]
+
+
+def test_without_hard_links_a_store_made_just_before_the_rename_is_kept_where_rename_never_replaces(
+        tmp_path, monkeypatch):
+    store, theirs = tmp_path / "new.sqlite", tmp_path / "theirs.sqlite"
+    with Memory(theirs) as memory:
+        memory.remember([fact("carol")])
+    real_rename = os.rename
+
+    def windows_rename(source, target):
+        real_rename(theirs, target)       # another process's store lands after the check ...
+        if os.path.exists(target):        # ... and Windows' rename refuses to replace it
+            raise FileExistsError(17, "Cannot create a file when that file already exists")
+        real_rename(source, target)
+
+    monkeypatch.setattr("memlens.store.memory.fcntl", None)
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("memlens.store.memory.os.link", no_links)
+    monkeypatch.setattr("memlens.store.memory.os.rename", windows_rename)
+    first = Memory(store)
+    try:
+        with pytest.raises(Conflict, match="was made by another process at the same moment"):
+            first.remember([fact("alice")])
+        monkeypatch.undo()
+        first.remember([fact("dave")])    # run again, it lands in the store there
+    finally:
+        first.close()
+    with Memory(store, readonly=True) as memory:
+        assert [e["name"] for e in memory.snapshot()["entities"]] == ["acme", "carol", "dave"]
+    assert "new.sqlite" in listing(tmp_path) and not [n for n in listing(tmp_path) if MARK in n or "theirs" in n]
 
 
 def test_a_store_that_cannot_be_made_is_refused_by_its_own_name(tmp_path, monkeypatch):
