@@ -10,7 +10,8 @@ Exception` swallows.
 
 Put in: Windows' process calls (ctypes.WinDLL's kernel32, answered from this system's processes:
 `Kernel32`) and Windows' O_BINARY, which a file opened for writing must ask for (without it Windows
-writes every "\\n" as "\\r\\n"): a write opened without it is recorded in `Reached.text_mode_writes`.
+writes every "\\n" as "\\r\\n"): a write opened without it, or a text file opened for writing
+without newline="\\n", is recorded in `Reached.text_mode_writes`.
 
 `run_memlens_without_linux_calls()` runs `memlens` so, in a process of its own, taking them away
 before any module of memlens loads (a module that reads the system as it loads reads Windows'),
@@ -18,7 +19,9 @@ and noting what it reached in the file named by $MEMLENS_TEST_REACHED, one JSON 
 """
 from __future__ import annotations
 
+import builtins
 import ctypes
+import io
 import json
 import os
 import shutil
@@ -34,6 +37,7 @@ BINARY = 1 << 29
 _STILL_ACTIVE, _INVALID_PARAMETER, _ACCESS_DENIED = 259, 87, 5
 _LINUX_ONLY_LIBC = ("renameat2", "prctl")
 _REAL_KILL = os.kill
+_REAL_OPEN = io.open
 
 
 class LinuxOnlyCall(BaseException):
@@ -63,7 +67,7 @@ class Reached:
         elif kind == "opened":
             self.opened.append(what)
         if self._into:
-            with open(self._into, "a", encoding="utf-8") as out:
+            with _REAL_OPEN(self._into, "a", encoding="utf-8") as out:
                 out.write(json.dumps([kind, what]) + "\n")
 
     @classmethod
@@ -165,8 +169,17 @@ def take_away(patch: Any, reached: Reached) -> None:
         reached.note("rename", [os.fsdecode(source), os.fsdecode(target)])
         real_rename(source, target, **kwargs)
 
+    def opening_a_file(file: Any, mode: str = "r", buffering: int = -1, encoding: str | None = None,
+                       errors: str | None = None, newline: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        # a text file written with newline=None is written with "\r\n" on Windows
+        if set(mode) & set("wax+") and "b" not in mode and newline not in ("\n", ""):
+            reached.note("text_mode_write", str(file) if isinstance(file, int) else os.fsdecode(file))
+        return _REAL_OPEN(file, mode, buffering, encoding, errors, newline, *args, **kwargs)
+
     patch.setattr(os, "open", opening)
     patch.setattr(os, "rename", renaming)
+    patch.setattr(io, "open", opening_a_file)
+    patch.setattr(builtins, "open", opening_a_file)
 
     def cdll(name: Any, *args: Any, **kwargs: Any) -> Any:
         real = real_cdll(name, *args, **kwargs)

@@ -44,7 +44,7 @@ def write_json(snapshot: dict, path: Path) -> None:
         click.echo(text, nl=False)
         return
     if path.exists() and not path.is_file():  # a device or a pipe: nothing to replace atomically
-        with path.open("w", encoding="utf-8") as out:
+        with path.open("w", encoding="utf-8", newline="\n") as out:   # the bytes a file gets, on Windows too
             out.write(text)
         return
     atomic_write(path, text)
