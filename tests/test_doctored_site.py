@@ -283,6 +283,23 @@ def test_a_regeneration_keeps_what_memlens_did_not_write(world):
     assert not_ours(clean) == []
 
 
+def test_where_links_need_a_privilege_a_kept_link_stays_behind_and_the_rest_is_kept(world, monkeypatch):
+    """On Windows, making a link takes a privilege most users lack: the regeneration goes on
+    without that link instead of failing."""
+    store, site, clean, victim = world
+    (site / "CNAME").write_text("memory.example.org\n")
+    os.symlink("CNAME", site / "cname-link")
+
+    def refused(*args, **kwargs):
+        raise OSError("A required privilege is not held by the client")
+
+    monkeypatch.setattr(os, "symlink", refused)
+    after_a_new_fact(store, site, clean)
+    assert (site / "CNAME").read_text() == "memory.example.org\n"
+    assert not os.path.lexists(site / "cname-link")
+    assert listed(site) == listed(clean)
+
+
 def test_a_page_memlens_no_longer_writes_is_removed(world):
     """The positive side of keeping: what memlens wrote and writes no more is not kept."""
     store, site, clean, victim = world

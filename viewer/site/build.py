@@ -567,7 +567,7 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
         site = SiteBuild(snapshot, changes, previous_layout, previous_looks)
         site.write(folder.emit, folder)
         manifest = site.manifest(folder.hashes, folder.inputs)
-        (building / "manifest.json").write_text(manifest, encoding="utf-8")
+        (building / "manifest.json").write_bytes(manifest.encode("utf-8"))   # "\n" on Windows too
         keep_not_ours(target, building, set(folder.hashes))
         swap_in(building, target)
     except BaseException:

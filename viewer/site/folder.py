@@ -223,7 +223,10 @@ def keep_not_ours(old: Path, new: Path, written: set[str]) -> None:
         if stat.S_ISDIR(status.st_mode):
             os.mkdir(into, stat.S_IMODE(status.st_mode))
         elif stat.S_ISLNK(status.st_mode):
-            os.symlink(os.readlink(source), into)
+            try:
+                os.symlink(os.readlink(source), into)
+            except OSError:   # Windows makes links only with a privilege: this one stays behind
+                continue
         elif stat.S_ISREG(status.st_mode):
             try:
                 os.link(source, into, **NOT_FOLLOWING)
