@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -45,8 +46,10 @@ print(json.dumps({"seconds": elapsed, "written": done.written, "peak_mb": peak /
 
 
 def run_step(store: Path, site: Path) -> dict:
+    # one BLAS thread, as the `memlens` command sets it (viewer/cli/app.py)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
     out = subprocess.run([sys.executable, "-c", STEP, str(store), str(site)], check=True,
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -29,9 +29,19 @@ def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def in_a_fresh_process(function, *args):
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(function, *args).result(timeout=120)
+def in_a_fresh_process(function, *args, blas_threads: str = "1"):
+    """`function(*args)` in a fresh interpreter, with numpy's BLAS pool of `blas_threads` threads:
+    one (no thread of its own) as the `memlens` command sets it (viewer/cli/app.py)."""
+    saved = os.environ.get("OPENBLAS_NUM_THREADS")
+    os.environ["OPENBLAS_NUM_THREADS"] = blas_threads   # read by the child as it imports numpy
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(function, *args).result(timeout=120)
+    finally:
+        if saved is None:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = saved
 
 
 def _write_forked(target: str) -> tuple[dict[str, bytes], bool]:
@@ -101,6 +111,27 @@ def test_two_processes_write_the_same_site_as_one(tmp_path, monkeypatch):
     assert did_fork  # the second process really digested half of the records and wrote half of the pages
     assert len([name for name in serial if name.startswith("entities/")]) > 10
     assert forked == serial  # every page and the manifest's hashes of them
+
+
+def _threads_and_site(target: str) -> tuple[int, dict[str, bytes], bool]:
+    """In a fresh process: how many threads the system counts once numpy is in, and the site."""
+    import numpy  # noqa: F401  (the layout's; its BLAS pool starts with it)
+    threads = len(os.listdir("/proc/self/task"))
+    site, did_fork = _write_forked(target)
+    return threads, site, did_fork
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc")
+def test_a_thread_python_did_not_start_keeps_the_build_in_one_process(tmp_path, monkeypatch):
+    """numpy's BLAS pool is a thread threading.active_count() does not see: a fork would copy none
+    of it and none of the locks it holds, so the site is written in one process."""
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ENTITIES", 10**9)
+    monkeypatch.setattr(folder, "PARALLEL_MIN_ITEMS", 10**9)
+    serial = tree(write_site(project_snapshot(), tmp_path / "serial"))
+    threads, site, did_fork = in_a_fresh_process(_threads_and_site, str(tmp_path / "pooled"), blas_threads="2")
+    assert threads > 1 and not did_fork and site == serial
+    threads, site, did_fork = in_a_fresh_process(_threads_and_site, str(tmp_path / "alone"))
+    assert threads == 1 and did_fork and site == serial   # the positive case: one thread, and it forks
 
 
 def test_a_failure_in_the_second_process_leaves_the_previous_site_whole(tmp_path):

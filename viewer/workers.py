@@ -3,7 +3,7 @@
 A worker inherits the whole parent at its birth (nothing is pickled on the way in: at 100,000
 entities that would cost more than the second core wins) and returns its result pickled, so a
 job's result should be small. A fork copies no thread and no lock a thread holds, so work is
-shared only while the process has a single thread (`can_fork`).
+shared only while the process has a single thread, and only on Linux (`can_fork`).
 
 A worker's memory is not free: CPython's reference counts write to every object it reads, so
 the pages it reads are copied. (A report of 100,000 entities made in three processes, the seal
@@ -18,7 +18,6 @@ import os
 import pickle
 import signal
 import sys
-import threading
 from typing import Any, Callable, NoReturn
 
 from memlens.store.errors import BundleError
@@ -41,7 +40,15 @@ def with_workers(here: Callable[[], Any], there: list[tuple[Callable[[], Any], s
 
 
 def can_fork() -> bool:
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """Only on Linux (macOS's system libraries are not safe across a fork, which is why Python
+    spawns there), and only while the process has one thread, as the system counts them: a thread
+    started outside Python (numpy's BLAS pool, unless OPENBLAS_NUM_THREADS=1) is one too."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:   # no /proc mounted: the threads cannot be counted
+        return False
 
 
 def _die_with_parent() -> None:
