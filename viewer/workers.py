@@ -52,10 +52,9 @@ def can_fork() -> bool:
 
 
 def _die_with_parent() -> None:
-    """Linux: the worker is killed with the process that made it, so a killed export leaves no
-    worker behind (elsewhere it ends with its task)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    """The worker is killed with the process that made it, so a killed export leaves no worker
+    behind (a worker is forked on Linux only: can_fork)."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class _Forked:
@@ -116,12 +115,11 @@ class _Forked:
 
 def _hold_interrupts() -> Any:
     """Block SIGINT in this (the only) thread; what to give _let_interrupts to undo it."""
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def _let_interrupts(held: Any) -> None:
-    if held is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _run_child(job: Callable[[], Any], write: int, parent: int, held: Any) -> NoReturn:
