@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from viewer_fixtures import in_a_fresh_process
 
 from memlens.viewer import regeneration
 from memlens.viewer.reading import read_digest
@@ -124,13 +125,10 @@ def _regenerate_in_a_fresh_process(store: str, bundle: str, fmt: str) -> int:
 
 
 @pytest.mark.parametrize("fmt", ["html", "site"])
-def test_reading_the_old_bundle_beside_the_snapshot_regenerates_what_reading_it_after_does(cli, tmp_path, fmt,
-                                                                                           monkeypatch):
+def test_reading_the_old_bundle_beside_the_snapshot_regenerates_what_reading_it_after_does(cli, tmp_path, fmt):
     """Where it can fork, a regeneration reads the bundle it replaces in a worker while the store
     makes its snapshot; the bundle is the one made reading it in turn (as here, where it cannot)."""
-    import multiprocessing
     import shutil
-    from concurrent.futures import ProcessPoolExecutor
 
     from memlens.store.memory import Memory
     from memlens.viewer import regeneration
@@ -150,9 +148,7 @@ def test_reading_the_old_bundle_beside_the_snapshot_regenerates_what_reading_it_
         for root in (tmp_path / name, copy / name):
             (root / "entities" / edited.name).write_bytes(good.replace(b"Celery", b"Celeri"))
         untouched_inode = untouched.stat().st_ino
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")   # a process of one thread, as the command runs (app.py)
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        forks = pool.submit(_regenerate_in_a_fresh_process, str(store), str(tmp_path / name), fmt).result(timeout=120)
+    forks = in_a_fresh_process(_regenerate_in_a_fresh_process, str(store), str(tmp_path / name), fmt)
     assert forks == 1   # the demo is too small for a site to share its pages out
     with Memory(store) as memory:
         assert regeneration.regenerate(memory, regeneration.Bundle(str(copy / name), fmt)).written

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from viewer_fixtures import in_a_fresh_process
 
 from memlens.store.errors import Conflict, Forgotten
 from memlens.store.facts import FactInput
@@ -388,12 +389,9 @@ def _regenerate_forked(store: str, site: str, fresh: str) -> tuple[int, bool, li
     return made, digested_all, sorted(p for p in shared.keys() | alone.keys() if shared.get(p) != alone.get(p))
 
 
-def test_a_regeneration_shared_among_processes_writes_what_one_process_writes(cli, tmp_path, monkeypatch):
+def test_a_regeneration_shared_among_processes_writes_what_one_process_writes(cli, tmp_path):
     """The graph page's process starts before the reach is worked out, then one writes half of the
     entity pages and another the list and ledger pages; the site is what one process writes."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     store = tmp_path / "demo.sqlite"
     assert cli("demo", "--db", str(store)).exit_code == 0
     memory = Memory(store)
@@ -402,10 +400,7 @@ def test_a_regeneration_shared_among_processes_writes_what_one_process_writes(cl
     finally:
         memory.close()
     before = tree(site)
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")   # a process of one thread, as the command runs (app.py)
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        forks, digested_all, differing = pool.submit(
-            _regenerate_forked, str(store), str(site), str(tmp_path / "fresh")).result(timeout=120)
+    forks, digested_all, differing = in_a_fresh_process(_regenerate_forked, str(store), str(site), str(tmp_path / "fresh"))
     assert forks == 3 and not digested_all
     assert differing == [] and tree(site) != before
 

@@ -6,18 +6,16 @@ in a fresh interpreter of their own, started with `spawn`.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
-from viewer_fixtures import project_snapshot
+from viewer_fixtures import in_a_fresh_process, project_snapshot
 
 from memlens.store.errors import BundleError
 from memlens.viewer import workers
@@ -27,21 +25,6 @@ from memlens.viewer.site.build import SiteBuild, write_site
 
 def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def in_a_fresh_process(function, *args, blas_threads: str = "1"):
-    """`function(*args)` in a fresh interpreter, with numpy's BLAS pool of `blas_threads` threads:
-    one (no thread of its own) as the `memlens` command sets it (viewer/cli/app.py)."""
-    saved = os.environ.get("OPENBLAS_NUM_THREADS")
-    os.environ["OPENBLAS_NUM_THREADS"] = blas_threads   # read by the child as it imports numpy
-    try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(function, *args).result(timeout=120)
-    finally:
-        if saved is None:
-            os.environ.pop("OPENBLAS_NUM_THREADS", None)
-        else:
-            os.environ["OPENBLAS_NUM_THREADS"] = saved
 
 
 def _write_forked(target: str) -> tuple[dict[str, bytes], bool]:
@@ -179,7 +162,7 @@ _KILLED_BUILD = """
 import os, sys, time
 from memlens.viewer.site import folder
 from memlens.viewer.site.build import SiteBuild, write_site
-from viewer_fixtures import project_snapshot
+from viewer_fixtures import in_a_fresh_process, project_snapshot
 
 folder.PARALLEL_MIN_ENTITIES = 2
 real = SiteBuild.write_entity_pages

@@ -21,6 +21,8 @@ from datetime import datetime, timedelta, timezone
 from html.parser import HTMLParser
 from typing import Any, Iterator
 
+import pytest
+
 NAMESPACE = uuid.UUID("6f1c1f7e-3c55-4c0e-9b7a-4d1c2f6a9e10")
 DEFAULT_TYPES = ["Concept", "Library", "Module", "Organization", "Person", "Service", "Team"]
 
@@ -594,6 +596,19 @@ def parse_page(html: str) -> Page:
 
 
 # -- driving a report in Debian's chromium ---------------------------------------------------------
+
+def in_a_fresh_process(function, *args: Any, blas_threads: str = "1") -> Any:
+    """`function(*args)` in a fresh interpreter (spawned: the test session has threads, Playwright's,
+    and a fork is shared only from a process of one thread), with numpy's BLAS pool of `blas_threads`
+    threads: one (no thread of its own) as the `memlens` command sets it (viewer/cli/app.py)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENBLAS_NUM_THREADS", blas_threads)   # read by the child as it imports numpy
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(function, *args).result(timeout=120)
+
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
