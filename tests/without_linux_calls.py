@@ -31,6 +31,8 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 # Windows' O_BINARY has no meaning on Linux: this bit stands for it, and is taken off again before
 # the real open
 BINARY = 1 << 29
@@ -210,26 +212,12 @@ def _import_memlens() -> None:
             __import__(module.name)
 
 
-class _ForGood:
-    """monkeypatch's calls, for a process that ends without undoing them."""
-
-    def setattr(self, target: Any, name: str, value: Any, raising: bool = True) -> None:
-        if raising and not hasattr(target, name):
-            raise AttributeError(name)
-        setattr(target, name, value)
-
-    def delattr(self, target: Any, name: str) -> None:
-        delattr(target, name)
-
-    def setitem(self, mapping: Any, key: Any, value: Any) -> None:
-        mapping[key] = value
-
-
 def run_memlens_without_linux_calls() -> None:
     """The `memlens` console script, in this process, with the Linux-only calls taken away."""
-    take_away(_ForGood(), Reached(os.environ["MEMLENS_TEST_REACHED"]))
+    for_good = pytest.MonkeyPatch()   # never undone: the process ends with the command
+    take_away(for_good, Reached(os.environ["MEMLENS_TEST_REACHED"]))
     _import_memlens()
-    no_flock(_ForGood())
+    no_flock(for_good)
     from memlens.viewer.cli import app
 
     app.run()
