@@ -220,6 +220,9 @@ def fork_then_interrupted():
     return pid
 
 workers.os.fork = fork_then_interrupted
+# a Ctrl-C raises KeyboardInterrupt even where this process started with SIGINT ignored (a shell's
+# background job, whose children inherit that, and Python then installs no handler of its own)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 try:
     workers.with_workers(lambda: None, [(lambda: time.sleep(30), "sleeping")])
 except KeyboardInterrupt:
