@@ -30,7 +30,26 @@ def path_for(name: str) -> Path:
     if confined_name(f"{name}{SUFFIX}") is None:   # `con.sqlite` is the console on Windows
         raise InvalidInput(f"dataset name {name!r} is a device's name on Windows (CON, PRN, AUX, NUL, COM1-9, "
                            "LPT1-9); choose another")
+    twin = _case_twin(name)
+    if twin is not None:
+        raise InvalidInput(f"dataset name {name!r} differs from the dataset {twin!r} only in case, and macOS and "
+                           f"Windows keep the two in one file; use -d {twin} or another name")
     return home() / f"{name}{SUFFIX}"
+
+
+def _case_twin(name: str) -> str | None:
+    """The name of a dataset that is `name` but for case, where no dataset is `name` itself; else
+    None. On a case-insensitive disk (macOS's and Windows' by default) `Billing.sqlite` opens
+    `billing.sqlite`: two datasets there would be one, so no system lets the second be made. (Two
+    made on Linux before this rule each stay reachable by their own name.)"""
+    directory = home()
+    if not directory.is_dir():
+        return None
+    file_name = f"{name}{SUFFIX}"
+    names = [entry.name for entry in os.scandir(directory)]
+    if file_name in names:
+        return None
+    return next((name_of(Path(other)) for other in names if other.casefold() == file_name.casefold()), None)
 
 
 def resolve(db: str | os.PathLike | None = None, name: str | None = None) -> Path:

@@ -91,3 +91,16 @@ def test_a_dataset_named_as_a_windows_device_is_refused(name):
         path_for(name)
     assert path_for(f"notes-{name}").name == f"notes-{name}.sqlite"
     assert path_for("console").name == "console.sqlite"
+
+
+def test_a_dataset_differing_from_another_only_in_case_is_refused_where_it_would_be_new(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMLENS_HOME", str(tmp_path))
+    assert path_for("Billing") == tmp_path / "Billing.sqlite"   # no dataset yet: any case will do
+    (tmp_path / "billing.sqlite").write_bytes(b"")
+    assert path_for("billing") == tmp_path / "billing.sqlite"
+    with pytest.raises(InvalidInput, match="only in case.*-d billing"):
+        path_for("Billing")
+    assert path_for("billing-eu") == tmp_path / "billing-eu.sqlite"
+    # two made on Linux before the rule: each still reached by its own name
+    (tmp_path / "Billing.sqlite").write_bytes(b"")
+    assert path_for("Billing") == tmp_path / "Billing.sqlite" and path_for("billing") == tmp_path / "billing.sqlite"
