@@ -136,3 +136,60 @@ def test_a_progress_bar_can_step_aside_for_work_that_forks():
             assert threading.active_count() == baseline
         assert threading.active_count() == baseline + 1
     assert threading.active_count() == baseline
+
+
+def refused_while_held(real, times: int):
+    """`real` (os.replace or os.rename) as Windows runs it while another program holds the file:
+    refused `times` times, then done."""
+    refusals = [times]
+
+    def rename(source, target):
+        if refusals[0] > 0:
+            refusals[0] -= 1
+            raise PermissionError(13, "The process cannot access the file because it is being used by another process",
+                                  str(target))
+        return real(source, target)
+    return rename
+
+
+def test_a_file_held_for_a_moment_by_another_program_is_replaced_once_it_is_let_go(tmp_path, monkeypatch):
+    from memlens.viewer import atomic
+    target = tmp_path / "report.html"
+    atomic_write(target, "old")
+    monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", True)   # Windows
+    monkeypatch.setattr(atomic.os, "replace", refused_while_held(os.replace, 3))
+    atomic_write(target, "new")
+    assert target.read_text() == "new" and leftovers(target) == []
+
+
+def test_a_file_held_for_good_keeps_its_old_bytes_and_says_why(tmp_path, monkeypatch):
+    from memlens.store.errors import BundleError
+    from memlens.viewer import atomic
+    target = tmp_path / "report.html"
+    atomic_write(target, "old")
+    real_replace = os.replace
+    monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", True)
+    monkeypatch.setattr(atomic, "HELD_PAUSES", (0.0, 0.0))
+    monkeypatch.setattr(atomic.os, "replace", refused_while_held(real_replace, 10))
+    with pytest.raises(BundleError, match="another program holds it open"):
+        atomic_write(target, "new")
+    assert target.read_text() == "old" and leftovers(target) == []
+    monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", False)   # Linux: a refusal is the system's answer at once
+    monkeypatch.setattr(atomic.os, "replace", refused_while_held(real_replace, 1))
+    with pytest.raises(PermissionError):
+        atomic_write(target, "new")
+    atomic_write(target, "new")
+    assert target.read_text() == "new"
+
+
+def test_a_site_whose_folder_is_held_for_a_moment_is_swapped_in_whole(tmp_path, monkeypatch):
+    from memlens.viewer import atomic
+    site = write_site(project_snapshot(), tmp_path / "site")
+    monkeypatch.setattr(folder, "_exchange", lambda a, b: False)   # Windows cannot swap two folders
+    monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", True)
+    monkeypatch.setattr(folder.os, "rename", refused_while_held(os.rename, 2))   # the old site, held open
+    snapshot = project_snapshot()
+    snapshot["dataset"] = "renamed"
+    write_site(snapshot, site)
+    assert '"dataset": "renamed"' in (site / "manifest.json").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

@@ -9,10 +9,18 @@ itself, so the next write of the same target removes what a process that is gone
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from memlens.store.errors import BundleError
 from memlens.store.temporaries import sweep, temporary_beside
+
+# Windows refuses to replace or rename a file (or a folder holding one) that another program has
+# open without sharing its deletion: a virus scanner or a search indexer for a moment after a
+# write, a viewer for longer. The rename is tried again after each pause, about a second in all.
+HELD_PAUSES = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4)
+REFUSES_WHILE_HELD = os.name == "nt"
 
 def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[str], *,
                  mode: int | None = None) -> Path:
@@ -45,8 +53,26 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[s
                 os.fsync(stream.fileno())
         if keep is not None:
             os.chmod(temporary, keep)
-        os.replace(temporary, target)
+        rename_when_free(os.replace, temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
     return target
+
+
+def rename_when_free(rename: Callable[[Path, Path], None], source: Path, target: Path) -> None:
+    """`rename(source, target)`, tried again while Windows refuses it as held by another program;
+    still refused, a BundleError that says so (the target is as it was)."""
+    for pause in HELD_PAUSES:
+        try:
+            rename(source, target)
+            return
+        except PermissionError:
+            if not REFUSES_WHILE_HELD:
+                raise
+            time.sleep(pause)
+    try:
+        rename(source, target)
+    except PermissionError as exc:
+        raise BundleError(f"{target} could not be replaced: another program holds it open (a viewer, a virus "
+                          f"scanner?) or it is read-only; close it and write again ({exc.strerror})") from None

@@ -22,6 +22,7 @@ from memlens.store.errors import BundleError
 
 from memlens.store.temporaries import remove, sweep, temporary_beside
 
+from ..atomic import rename_when_free
 from ..workers import can_fork, with_workers
 from .previous import NOT_FOLLOWING, PreviousSite, file_sha256, write_new
 
@@ -292,11 +293,11 @@ def swap_in(built: Path, target: Path) -> None:
         remove(built)  # the previous site, now under the build's name
         return
     retired = temporary_beside(target, ".old")
-    os.rename(target, retired)
+    rename_when_free(os.rename, target, retired)
     try:
-        os.rename(built, target)
+        rename_when_free(os.rename, built, target)
     except BaseException:
-        os.rename(retired, target)
+        rename_when_free(os.rename, retired, target)
         raise
     remove(retired)
 
