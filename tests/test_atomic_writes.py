@@ -193,3 +193,28 @@ def test_a_site_whose_folder_is_held_for_a_moment_is_swapped_in_whole(tmp_path, 
     write_site(snapshot, site)
     assert '"dataset": "renamed"' in (site / "manifest.json").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="macOS's swap is played by Linux's renameat2")
+def test_on_macos_a_site_is_swapped_in_by_renamex_np_and_the_path_is_never_empty(tmp_path, monkeypatch):
+    import ctypes
+    site = write_site(project_snapshot(), tmp_path / "site")
+    linux = ctypes.CDLL(None, use_errno=True)
+    swaps = []
+
+    class MacLibc:
+        """macOS's C library: renamex_np, and no renameat2."""
+
+        def renamex_np(self, a: bytes, b: bytes, flags: int) -> int:
+            swaps.append((flags, os.path.exists(site)))
+            return linux.renameat2(-100, a, -100, b, 2) if flags == 2 else -1
+
+    monkeypatch.setattr(folder.sys, "platform", "darwin")
+    monkeypatch.setattr(folder.ctypes, "CDLL", lambda name, **kwargs: MacLibc())
+    monkeypatch.setattr(folder.os, "rename", lambda *_: pytest.fail("renamed the site away instead of swapping"))
+    snapshot = project_snapshot()
+    snapshot["dataset"] = "swapped"
+    write_site(snapshot, site)
+    assert swaps == [(2, True)]   # RENAME_SWAP, once, with a site at the path throughout
+    assert '"dataset": "swapped"' in (site / "manifest.json").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

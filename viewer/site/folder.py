@@ -302,13 +302,22 @@ def swap_in(built: Path, target: Path) -> None:
     remove(retired)
 
 
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2   # linux/fcntl.h, linux/fs.h
+_RENAME_SWAP = 2                        # macOS's stdio.h
+
+
 def _exchange(a: Path, b: Path) -> bool:
-    """Swap two paths atomically (renameat2 with RENAME_EXCHANGE); False where that is not possible."""
-    if not sys.platform.startswith("linux"):
-        return False
+    """Swap two paths atomically where the system can: renameat2 with RENAME_EXCHANGE (Linux),
+    renamex_np with RENAME_SWAP (macOS, on APFS); False where it cannot (Windows, a C library
+    without the call, a file system that refuses it): then two renames."""
     try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except AttributeError:  # a C library older than glibc 2.28
-        return False
-    at_cwd, rename_exchange = -100, 2
-    return renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0
+        if sys.platform.startswith("linux"):
+            renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+            return renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+        if sys.platform == "darwin":
+            renamex_np = ctypes.CDLL(None, use_errno=True).renamex_np
+            return renamex_np(os.fsencode(a), os.fsencode(b), _RENAME_SWAP) == 0
+    except AttributeError:  # glibc before 2.28, macOS before 10.12
+        pass
+    return False
+
