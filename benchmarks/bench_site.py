@@ -1,5 +1,5 @@
 """A site at scale: a full build, then a regeneration after one new fact, through the path
-`memlens maintain` takes for a configured site (regeneration.regenerate).
+`memlens maintain` takes for a configured site (regeneration.regenerate); then a merge and a forget.
 
     python benchmarks/bench_site.py --store STORE --work DIR [--runs 2] [--on-hub]
 
@@ -103,6 +103,16 @@ def main() -> None:
         step = run_step(store, site)
         print(f"one new fact   {step['seconds']:7.1f} s  (budget {BUDGETS['one_fact_s']} s)  peak {step['peak_mb']:,.0f} MB"
               f"  ({ends[0]} uses {ends[1]})")
+    for what, command in other_writes(store):
+        subprocess.run(["memlens", *command, "--db", str(store)], check=True, capture_output=True)
+        step = run_step(store, site)
+        print(f"{what:<14} {step['seconds']:7.1f} s  peak {step['peak_mb']:,.0f} MB  (memlens {' '.join(command)})")
+
+
+def other_writes(store: Path) -> list[tuple[str, list[str]]]:
+    """A merge of two entities and a forgotten entity, each picked from the store."""
+    names = fact_ends(store, 99, False) + fact_ends(store, 98, False)
+    return [("a merge", ["merge", names[0], names[1]]), ("a forget", ["forget", "entity", names[2]])]
 
 
 if __name__ == "__main__":
