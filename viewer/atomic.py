@@ -22,6 +22,7 @@ from memlens.store.temporaries import sweep, temporary_beside
 HELD_PAUSES = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4)
 REFUSES_WHILE_HELD = os.name == "nt"
 
+
 def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[str], *,
                  mode: int | None = None) -> Path:
     """Replace `path` with `content` (text, bytes, or text in chunks) in one rename; returns the path.
