@@ -157,7 +157,6 @@ def _read_regular(handle: int, shown: str, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-
 def head_of_regular_file(path: Path, size: int) -> bytes:
     """The first `size` bytes (fewer if it is shorter) of the regular file at `path`, which may be a
     link the user made: a FIFO, a device or a folder is refused without waiting on it (the check a

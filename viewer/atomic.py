@@ -64,16 +64,15 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes | Iterable[s
 def rename_when_free(rename: Callable[[Path, Path], None], source: Path, target: Path) -> None:
     """`rename(source, target)`, tried again while Windows refuses it as held by another program;
     still refused, a BundleError that says so (the target is as it was)."""
-    for pause in HELD_PAUSES:
+    for pause in (*HELD_PAUSES, None):
         try:
             rename(source, target)
             return
-        except PermissionError:
+        except PermissionError as exc:
             if not REFUSES_WHILE_HELD:
                 raise
+            if pause is None:
+                raise BundleError(f"{target} could not be replaced: another program holds it open (a viewer, a "
+                                  f"virus scanner?) or it is read-only; close it and write again ({exc.strerror})"
+                                  ) from None
             time.sleep(pause)
-    try:
-        rename(source, target)
-    except PermissionError as exc:
-        raise BundleError(f"{target} could not be replaced: another program holds it open (a viewer, a virus "
-                          f"scanner?) or it is read-only; close it and write again ({exc.strerror})") from None

@@ -66,6 +66,9 @@ RESOLVED_LIMIT = 1000          # on the maintenance pages); both keep contested.
 CONTESTED_BYTES = 500_000      # and so does a bound on the open ones' cards' text (long descriptions)
 MAINTENANCE_PREVIEW = 50       # rows of each maintenance group on maintenance.html
 MAINTENANCE_PAGE = 500         # rows on each of a group's pages of its own
+# each maintenance table's columns, on maintenance.html and on a group's pages of its own
+MAINTENANCE_HEADINGS = {"open": ("what to decide, and the command for each answer", "concerns"),
+                        "dismissed": ("candidate", "reason", "by", "when (UTC)")}
 ENTITY_INDEX_PAGE = 1000       # entities on each page of entities/index
 SITE_CSP = "; ".join([
     "default-src 'none'",
@@ -511,11 +514,10 @@ class SiteBuild:
         return self.render("site_maintenance.html", page=self.frame("", "Maintenance", "maintenance"),
                            worklist=views["open"], worklist_count=len(self.snapshot.get("maintenance") or []),
                            dismissals=views["dismissed"], dismissals_count=len(self.snapshot.get("dismissals") or []),
-                           per_page=MAINTENANCE_PAGE)
+                           per_page=MAINTENANCE_PAGE, headings=MAINTENANCE_HEADINGS)
 
     def write_maintenance_pages(self, emit: Emit) -> None:
         emit("maintenance.html", self.maintenance_page())
-        headings = {"open": ("what to decide, and the command for each answer", "concerns"), "dismissed": ("candidate", "reason", "by", "when (UTC)")}
         for which, groups in self.maintenance_groups().items():
             for g in groups:
                 for number, name in enumerate(g.names, start=1):
@@ -525,7 +527,7 @@ class SiteBuild:
                         "site_maintenance_group.html", page=self.frame("../", f"{g.group.title}, page {number}", "maintenance"),
                         group={"kind": g.group.kind, "title": g.group.title, "count": g.group.count, "pages": g.names},
                         number=number, first=first + 1, last=first + len(rows),
-                        table="worklist" if which == "open" else "dismissals", headings=headings[which],
+                        table="worklist" if which == "open" else "dismissals", headings=MAINTENANCE_HEADINGS[which],
                         pager=Markup(pager(g.names, number, g.group.title)),
                         rows=Markup("".join(self.maintenance_row(g, row, self.items) for row in rows)))
                     emit("maintenance/" + name, html)

@@ -320,4 +320,3 @@ def _exchange(a: Path, b: Path) -> bool:
     except AttributeError:  # glibc before 2.28, macOS before 10.12
         pass
     return False
-
