@@ -28,7 +28,7 @@ REFS_SHOWN = 20
 # What one string of a call may hold (README, "Agents"): a memory holds sentences, not files, and a
 # client that sends a file's worth gets a tool error naming the field, not a 50 MB row in the store.
 NAME_LIMIT = 1_000      # an entity's or a relation's name or type, an id, a worklist key
-TEXT_LIMIT = 20_000     # a description, a piece of evidence, a reason, a question
+TEXT_LIMIT = 20_000     # a description, a piece of evidence, a reason (a question is cut, not refused: recall)
 EVIDENCE_LIMIT = 100    # pieces of evidence for one fact
 TIME_LIMIT = 64         # a valid time or an as-of time
 
@@ -183,7 +183,7 @@ class MemoryTools:
 
     async def recall(
         self,
-        query: Annotated[str, Field(min_length=1, max_length=TEXT_LIMIT, description=(
+        query: Annotated[str, Field(min_length=1, description=(
             "A question or a few words, as you would ask a colleague: 'who owns the billing service'. "
             f"Stop words are ignored; past {MAX_QUERY_CHARS:,} characters or {MAX_WORDS} words it is cut, "
             "and the answer's `note` says so."))],
