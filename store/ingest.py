@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,8 @@ from .db import Tx
 from .errors import Ambiguous, Forgotten, InvalidInput, UnknownType
 from .facts import FactInput, Outcome, validate
 from .functional import KeyHistory, Value
-from .ids import entity_id, fact_id, normalize_name, short
+from .holdings import Held, holding_of
+from .ids import entity_id, fact_id, holding_id, normalize_name, short
 from .schema import AUTO_REASON
 from .search import entity_about, fact_text
 from .versions import FACT_WITH_STATE, STATE_COLUMNS
@@ -111,7 +113,7 @@ class _Batch:
         self.first_by_key: dict[str, str | None] = {}   # name key -> id of the entity it finds
         self.created: list[_Entity] = []
         self.facts: dict[str, _Fact] = {}
-        self.by_triple: dict[tuple[str, str, str], str] = {}
+        self.by_triple: dict[tuple[str, str, str], list[str]] = defaultdict(list)   # a triple's holdings
         self.looked_up_facts: set[str] = set()          # ids (and triples) already read from the store
         self.tombstones: set[str] = set()
         self.tombstones_read: set[str] = set()
@@ -203,22 +205,15 @@ class _Batch:
         return found
 
     def _read_facts(self, triples: set[tuple[str, str, str]]) -> None:
-        """Stored facts by their derived id, then (imported facts keep their own ids) by triple."""
-        by_id = {self._fact_id(*triple): triple for triple in triples}
-        fids = sorted(by_id)
-        for chunk in _chunks(fids):
-            for row in self.conn.execute(
-                    FACT_WITH_STATE + f" WHERE f.id IN ({','.join('?' * len(chunk))})", chunk):
-                self._keep_fact(row)
-        self.looked_up_facts.update(fids)
-        unfound = sorted(triple for fid, triple in by_id.items() if fid not in self.facts)
-        for chunk in _chunks(unfound):
+        """Every stored holding of the triples (an imported fact keeps its source's id: by triple, not id)."""
+        ordered = sorted(triples)
+        for chunk in _chunks(ordered):
             values = ",".join("(?, ?, ?)" for _ in chunk)
             for row in self.conn.execute(
                     FACT_WITH_STATE + f" WHERE (f.subject_id, f.relation, f.object_id) IN (VALUES {values})",
                     [part for triple in chunk for part in triple]):
                 self._keep_fact(row)
-        self.looked_up_facts.update("|".join(triple) for triple in unfound)
+        self.looked_up_facts.update("|".join(triple) for triple in ordered)
 
     def _keep_fact(self, row: sqlite3.Row) -> _Fact:
         """A stored fact (FACT_WITH_STATE row) in the batch's working set, first one per triple."""
@@ -230,7 +225,7 @@ class _Batch:
                      json.loads(row["evidence"]), row["actor"], row["arrival"], row["reassertions"], first,
                      [_Version(row["version"], {c: row[c] for c in STATE_COLUMNS}, row["state_since"], new=False)])
         self.facts[fact.id] = fact
-        self.by_triple.setdefault((fact.subject_id, fact.relation, fact.object_id), fact.id)
+        self.by_triple[fact.subject_id, fact.relation, fact.object_id].append(fact.id)
         return fact
 
     # -- one fact, as facts.assert_fact does it -----------------------------------------------
@@ -240,16 +235,14 @@ class _Batch:
         subject = self._ensure(item.subject, item.subject_type, item.subject_description)
         object_ = self._ensure(item.object, item.object_type, item.object_description)
         fid = self._fact_id(subject.id, item.relation, object_.id)
-        if self._tombstoned(fid):
-            if not self.override:
-                raise Forgotten(
-                    f"{item.subject} --{item.relation}--> {item.object} was forgotten (fact {short(fid)}); "
-                    "assert it again only on purpose (--override)"
-                )
-            self._untombstone(fid)
-        existing = self._stored_or_batch_fact(fid, subject, item.relation, object_)
-        if existing is not None:
-            return self._reassert(existing, item)
+        self._refuse_forgotten(fid, item)
+        holdings = self._holdings(subject, item.relation, object_)
+        held = holding_of([self._held(fact) for fact in holdings], item.valid_from, item.valid_to)
+        if held is not None:
+            return self._reassert(self.facts[held], item)
+        if holdings:  # the value holds again after every earlier holding ended: a fact of its own
+            fid = holding_id(subject.id, item.relation, object_.id, item.valid_from)  # type: ignore[arg-type]
+            self._refuse_forgotten(fid, item)
         seq = self._log("assert", "fact", [fid, subject.id, object_.id], valid_from=item.valid_from,
                         valid_to=item.valid_to, override=self.override or None)
         fact = _Fact(fid, self.next_fact_n, subject.id, item.relation, object_.id, item.description,
@@ -257,7 +250,7 @@ class _Batch:
         self.next_fact_n += 1
         self._open_first_version(fact, item.valid_from, item.valid_to)
         self.facts[fid] = fact
-        self.by_triple.setdefault((subject.id, item.relation, object_.id), fid)
+        self.by_triple[subject.id, item.relation, object_.id].append(fid)
         self._index_fact(fact)
         if item.relation in self.functional:
             self._key(subject, item.relation).add(self._value(fact))
@@ -400,12 +393,28 @@ class _Batch:
         self.tombstones.discard(id_)
         self.untombstoned.append(id_)
 
-    def _stored_or_batch_fact(self, fid: str, subject: _Entity, relation: str, object_: _Entity) -> _Fact | None:
-        """The fact with that id, else (an imported fact keeps its source's id) with that triple."""
-        if subject.new or object_.new:  # a stored fact names stored entities
-            found = self.facts.get(fid) or self.facts.get(self.by_triple.get((subject.id, relation, object_.id), ""))
-            return found
-        return self._fact(fid) or self._fact_by_triple(subject.id, relation, object_.id)
+    def _refuse_forgotten(self, fid: str, item: FactInput) -> None:
+        """facts._refuse_forgotten: a forgotten triple (or holding) again only on purpose."""
+        if self._tombstoned(fid):
+            if not self.override:
+                raise Forgotten(
+                    f"{item.subject} --{item.relation}--> {item.object} was forgotten (fact {short(fid)}); "
+                    "assert it again only on purpose (--override)"
+                )
+            self._untombstone(fid)
+
+    def _holdings(self, subject: _Entity, relation: str, object_: _Entity) -> list[_Fact]:
+        """Every holding of the triple, stored or made by this batch."""
+        triple = (subject.id, relation, object_.id)
+        if not (subject.new or object_.new):  # a stored fact names stored entities
+            self._read_triple(triple)
+        return [self.facts[fid] for fid in self.by_triple.get(triple, ())]
+
+    @staticmethod
+    def _held(fact: _Fact) -> Held:
+        state = fact.open.state
+        return Held(fact.id, state["valid_from"], state["valid_to"], state["valid_from"] or fact.first_recorded,
+                    fact.arrival)
 
     def _fact(self, fid: str) -> _Fact | None:
         if fid in self.facts:
@@ -416,17 +425,15 @@ class _Batch:
         row = self.conn.execute(FACT_WITH_STATE + " WHERE f.id = ?", (fid,)).fetchone()
         return self._keep_fact(row) if row is not None else None
 
-    def _fact_by_triple(self, subject_id: str, relation: str, object_id: str) -> _Fact | None:
-        known = self.by_triple.get((subject_id, relation, object_id))
-        if known is not None:
-            return self.facts[known]
-        marker = "|".join((subject_id, relation, object_id))
+    def _read_triple(self, triple: tuple[str, str, str]) -> None:
+        """The stored holdings of a triple the read-ahead could not foresee (a short-id match)."""
+        marker = "|".join(triple)
         if marker in self.looked_up_facts:
-            return None
+            return
         self.looked_up_facts.add(marker)
-        row = self.conn.execute(FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
-                                (subject_id, relation, object_id)).fetchone()
-        return self._keep_fact(row) if row is not None else None
+        for row in self.conn.execute(FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
+                                     triple):
+            self._keep_fact(row)
 
     def _read_fact(self, fid: str) -> _Fact:
         """A stored value of a functional key that the settle touches."""

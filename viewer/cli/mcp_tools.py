@@ -294,16 +294,19 @@ class MemoryTools:
         return answer({"superseded": old_id, "by": new_id})
 
     async def restore(self, fact: FactRef, reason: Reason) -> str:
-        """Make a superseded or retracted fact current again; on a functional relation it becomes
-        the present value.
+        """Make a superseded or retracted fact current again, in its own place in valid time: on a
+        functional relation it is the present value unless a later value began after it.
 
-        Call it when a judgement was wrong (the change was reverted).
+        Call it when a judgement was wrong (the change was reverted). A value that a later one
+        closed, while that one still holds, is refused: retract the later value if it was wrong,
+        or remember the value again with valid_from for when it came back (a holding of its own).
 
         Example: {"fact": "1a2b3c4d", "reason": "the move to zoneinfo was reverted"}
-        Answer: {"restored": "<id>", "superseded": ["<ids it replaced>"]}
+        Answer: {"restored": "<id>", "status": "current", "superseded": ["<ids the order replaced>"]}
         """
         replaced = self.existing.restore(fact, reason)
-        return answer({"restored": self.existing.fact(fact)["id"], "superseded": replaced})
+        view = self.existing.fact(fact)
+        return answer({"restored": view["id"], "status": view["status"], "superseded": replaced})
 
     async def retract(self, fact: FactRef, reason: Reason) -> str:
         """Withdraw a fact that was never true. Unlike `forget`, it stays in the history as retracted.
@@ -364,10 +367,11 @@ class MemoryTools:
         kept). To correct a fact, use supersede or retract, which keep the history.
 
         Example: {"what": "fact", "ref": "1a2b3c4d"}  or  {"what": "entity", "ref": "parental leave"}
-        Answer: {"forgotten": "<id>", "facts": ["<ids of the entity's facts>"]}
+        Answer: {"forgotten": "<id>", "facts": ["<ids of the entity's facts, or the fact's other holdings>"]}
         """
         if what == "fact":
-            return answer({"forgotten": self.existing.forget_fact(ref).fact_id, "facts": []})
+            done = self.existing.forget_fact(ref)
+            return answer({"forgotten": done.fact_id, "facts": list(done.holdings)})
         entity_id, fact_ids = self.existing.forget_entity(ref)
         return answer({"forgotten": entity_id, "facts": fact_ids})
 

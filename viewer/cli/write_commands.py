@@ -128,9 +128,12 @@ def supersede(old, new, reason, db, dataset, as_json, actor):
 @dataset_options
 @actor_option
 def restore(fact, reason, db, dataset, as_json, actor):
-    """Make a superseded or retracted FACT current again.
+    """Make a superseded or retracted FACT current again, in its own place in valid time.
 
-    On a functional relation the restored value becomes the present one.
+    On a functional relation the order places it: it is the present value unless a later one
+    began after it. A value that a later one closed, while that one still holds, is refused
+    (its time would run over the later one's): retract the later value if it was wrong, or
+    remember this one again with --valid-from for when it came back.
 
     \b
     Example:
@@ -139,7 +142,8 @@ def restore(fact, reason, db, dataset, as_json, actor):
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         replaced = memory.restore(fact, reason)
         view = memory.fact(fact)
-    emit(as_json, {"restored": view["id"], "superseded": replaced}, lambda: click.echo(fact_line(view)))
+    emit(as_json, {"restored": view["id"], "status": view["status"], "superseded": replaced},
+         lambda: click.echo(fact_line(view)))
 
 
 @click.command()
@@ -237,6 +241,8 @@ def forget_fact(fact, with_orphans, db, dataset, as_json, actor):
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         done = memory.forget_fact(fact, with_orphans=with_orphans)
     text = f"forgot fact {short(done.fact_id)}"
+    if done.holdings:  # the same value's other periods: one statement, forgotten whole
+        text += f" and its other {plural(len(done.holdings), 'holding')} ({', '.join(short(i) for i in done.holdings)})"
     if done.orphans and with_orphans:  # a forgotten name is not said again
         text += (f" and {plural(len(done.orphans), 'entity', 'entities')} only it named: "
                  f"{', '.join(short(i) for i, _ in done.orphans)}")
