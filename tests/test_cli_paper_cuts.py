@@ -36,15 +36,12 @@ def test_a_group_takes_the_dataset_for_its_subcommands_and_types_lists_without_o
 @pytest.mark.parametrize("command", [("history",), ("describe",), ("forget", "entity"), ("merge", "PostgreSQL")])
 def test_a_name_written_differently_is_answered_with_the_name_it_may_mean(demo, command):
     extra = ("new words",) if command == ("describe",) else ()
-    missed = demo(*command, "Billing Service", *extra, "-d", "demo")
+    missed = demo(*command, "Biling Service", *extra, "-d", "demo")
     assert missed.exit_code == 1
-    assert missed.output.strip().endswith("; did you mean billing-service?"), missed.output
+    assert missed.output.strip().endswith("; did you mean 'billing-service' (Service)?"), missed.output
     assert "fact" not in missed.output      # a name is not read as a fact id
-    assert demo("history", "BILLING-service", "-d", "demo").exit_code == 0   # the name key: case does not matter
-    spelled = demo("history", "biling-service", "-d", "demo")
-    assert "did you mean billing-service?" in spelled.output
-    nothing = demo("history", "zzzz-nothing-like-it", "-d", "demo")
-    assert nothing.output.strip() == "Error: no entity named 'zzzz-nothing-like-it'"
+    # case and separators do not matter: a name written otherwise is the entity
+    assert demo("history", "BILLING service", "-d", "demo").exit_code == 0
 
 
 def test_history_shows_times_to_the_minute_labelled_columns_and_the_fact_each_row_touched(demo):
