@@ -475,7 +475,7 @@ class SiteBuild:
                                                      if c.get("resolution_reason") else "")
             rows.append(f'<tr><td class="refs">{facts}</td><td>{h(c.get("reason"))}</td><td>{why}</td>'
                         f'<td class="time">{h(short_record_time(c.get("resolved_at")))}</td></tr>')
-        return self.render("site_contested.html", page=self.frame("", "Contested", "contested"), open=open_views, open_count=len(self.open_contradictions),
+        return self.render("site_contested.html", page=self.frame("", "Contradictions", "contested"), open=open_views, open_count=len(self.open_contradictions),
                            more_open=len(self.open_contradictions) - len(open_views),
                            resolved=Markup("".join(rows)), resolved_count=len(resolved),
                            more_resolved=max(0, len(resolved) - RESOLVED_LIMIT))
