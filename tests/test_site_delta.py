@@ -348,18 +348,18 @@ def test_an_entity_made_again_is_shown_again_on_every_page_whose_ledger_rows_nam
     try:
         memory.remember([FactInput("api", "uses", "Redis Cache", subject_type="Service", object_type="Library",
                                    evidence=("a",)),
-                         FactInput("worker", "uses", "redis-cache", subject_type="Service", object_type="Library",
-                                   evidence=("b",))])
+                         FactInput("worker", "uses", "Redis_Caches", subject_type="Service", object_type="Library",
+                                   evidence=("b",))], new=True)
         [pair] = [c for c in memory.worklist() if c.kind == "duplicate"]
         memory.dismiss(pair.key, "two different caches")
         memory.forget_entity("Redis Cache")
         site = write_site(memory.sealed_snapshot(), tmp_path / "site")
-        page = next(p for p in (site / "entities").iterdir() if p.name.startswith("redis-cache"))
+        page = next(p for p in (site / "entities").iterdir() if p.name.startswith("redis-caches"))
         assert "Redis Cache" not in page.read_text(encoding="utf-8")
         memory.remember([FactInput("api", "uses", "Redis Cache", object_type="Library", evidence=("again",))],
-                        override_forgotten=True)
+                        override_forgotten=True, new=True)
         rendered, digested_all = regenerate(memory, site, tmp_path / "fresh", counted)
-        assert not digested_all and "redis-cache" in rendered
+        assert not digested_all and "Redis_Caches" in rendered
         assert "Redis Cache" in page.read_text(encoding="utf-8")
     finally:
         memory.close()

@@ -150,10 +150,11 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
         note(message)
 
 
-# What every file of a format memlens writes holds (a report's generator tag, a snapshot's format,
-# the note GraphML and GEXF carry), looked for in the file a write would replace.
+# What every file of a format memlens writes holds (a report's generator tag, or an older report's
+# snapshot-hash tag; a snapshot's format; the note GraphML and GEXF carry), looked for in the file a
+# write would replace.
 _WRITTEN_BY_MEMLENS = {
-    "html": (b'<meta name="generator" content="memlens">',),
+    "html": (b'<meta name="generator" content="memlens">', b'<meta name="memlens-snapshot-hash"'),
     "json": (b'"format": "memlens-snapshot/1"', b'"format":"memlens-snapshot/1"'),
     "graphml": (b"memlens export --format json",),
     "gexf": (b"memlens export --format json",),
