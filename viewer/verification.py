@@ -15,11 +15,11 @@ bundle that verifies.
 """
 from __future__ import annotations
 
-import json
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from memlens.store import json_input
 from memlens.store.confined import UntrustedFileError, read_inside
 from memlens.store.snapshot_seal import check_seal
 
@@ -60,12 +60,12 @@ def read_manifest(site: Path) -> dict[str, Any]:
     """A site's manifest.json, which lists its files and their sha256."""
     path = site / "manifest.json"
     try:
-        manifest = json.loads(read_inside(site, "manifest.json", MANIFEST_LIMIT))
+        manifest = json_input.parsed(read_inside(site, "manifest.json", MANIFEST_LIMIT))
     except FileNotFoundError:
         raise BundleUnreadable(f"{site} has no manifest.json; it is not a memlens site") from None
     except UntrustedFileError as exc:
         raise BundleUnreadable(str(exc)) from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except (OSError, ValueError) as exc:   # json_input.NotJson is a ValueError
         raise BundleUnreadable(f"cannot read {path}: {exc}") from None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("files"), dict)
             and all(isinstance(v, str) for v in manifest["files"].values())):

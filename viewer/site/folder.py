@@ -27,12 +27,12 @@ both the old and the new file at each place while they are renamed.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from memlens.store import json_input
 from memlens.store.checked_folder import CheckedFolder, is_link
 from memlens.store.confined import confined_name
 from memlens.store.errors import BundleError
@@ -370,7 +370,7 @@ class SiteFolder:
         if self._present.get("manifest.json") is None or self.sha_held("manifest.json") is not None:
             return []
         try:
-            files = json.loads(self.root.read("manifest.json", _READ_LIMIT))["files"]
+            files = json_input.parsed(self.root.read("manifest.json", _READ_LIMIT))["files"]
             names = [name for name in files if isinstance(name, str)]
         except (OSError, BundleError, ValueError, TypeError, KeyError, RecursionError):
             return []
@@ -489,7 +489,7 @@ def _holds_anything(folder: CheckedFolder) -> bool:
 
 def _is_site_manifest(folder: CheckedFolder) -> bool:
     try:
-        manifest = json.loads(folder.read("manifest.json", _READ_LIMIT).decode("utf-8"))
+        manifest = json_input.parsed(folder.read("manifest.json", _READ_LIMIT))
     except (OSError, BundleError, ValueError):
         return False
     return (isinstance(manifest, dict) and isinstance(manifest.get("memlens_version"), str)
