@@ -60,6 +60,17 @@ def read_inside(root: Path, name: str, limit: int) -> bytes:
         os.close(handle)
 
 
+def read_at(folder: int, name: str, limit: int, shown: Path) -> bytes:
+    """The bytes of the regular file `name` (one name, no folder) in the folder open as the
+    descriptor `folder`, opened without following a link; `shown` names that folder in errors."""
+    handle = _no_link(lambda: os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _BINARY, dir_fd=folder),
+                      shown, [name])
+    try:
+        return _read_regular(handle, f"{shown}{os.sep}{name}", limit)
+    finally:
+        os.close(handle)
+
+
 def read_regular_file(path: Path, limit: int) -> bytes:
     """The bytes of the regular file at `path` (whose own name may be a link the user made, as for
     any file a user names): refused if it is a FIFO, a device or a folder, or larger than `limit`."""

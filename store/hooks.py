@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .errors import MemlensError
+
 if TYPE_CHECKING:
     from .memory import Memory
 
@@ -62,6 +64,8 @@ def run_after_maintenance(memory: "Memory") -> list[HookResult]:
     for name, hook in all_hooks().items():
         try:
             results.append(HookResult(name, True, hook(memory) or ""))   # "": it had nothing to say
+        except MemlensError as exc:   # says what went wrong in its own words
+            results.append(HookResult(name, False, str(exc)))
         except Exception as exc:
             results.append(HookResult(name, False, f"{type(exc).__name__}: {exc}"))
     return results

@@ -1,8 +1,7 @@
 """Temporary files and folders of memlens: named `.<target name>.memlens-<pid>-<random>.tmp` beside
-their target (`.old` for a site being retired), so a later write of the same target can remove what
-a process that is gone left behind (a killed process cannot clean up after itself). Reports,
-sites and new stores are all made under such names (viewer/atomic.py, viewer/site/folder.py,
-store/memory.py).
+their target, so a later write of the same target can remove what a process that is gone left
+behind (a killed process cannot clean up after itself). Reports, site files and new stores are all
+made under such names (viewer/atomic.py, viewer/site/folder.py, store/memory.py).
 """
 
 from __future__ import annotations
@@ -21,29 +20,29 @@ MARK = "memlens"
 _LEFTOVER = re.compile(rf"\.{MARK}-(?P<pid>\d+)-[0-9a-f]{{8}}\.(?:tmp|old)(?:-wal|-shm|-journal)?$")
 
 
-def temporary_beside(target: Path, suffix: str = ".tmp") -> Path:
+def temporary_beside(target: Path) -> Path:
     """A fresh name beside `target` that says whose it is (memlens, this process)."""
-    return target.parent / f".{target.name}.{MARK}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
+    return target.parent / temporary_name(target.name)
+
+
+def temporary_name(name: str) -> str:
+    """A fresh name for a temporary of the file `name`, beside it (see `temporary_beside`)."""
+    return f".{name}.{MARK}-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+
+
+def left_behind(name: str) -> str | None:
+    """The name of the target whose temporary `name` is, if a process that is gone left it (a
+    killed writer's: no one else will remove it); else None."""
+    match = _LEFTOVER.search(name)
+    if match is None or not name.startswith(".") or _running(int(match["pid"])):
+        return None
+    return name[1:match.start()]
 
 
 def leftovers(target: Path) -> list[Path]:
     """Temporaries of `target` whose writing process is gone (killed before it could clean up)."""
-    found = []
-    for entry in target.parent.glob(f".{glob.escape(target.name)}.{MARK}-*"):
-        match = _LEFTOVER.search(entry.name)
-        if match and entry.name.startswith(f".{target.name}.") and not _running(int(match["pid"])):
-            found.append(entry)
-    return sorted(found)
-
-
-def sweep(target: Path) -> None:
-    """Clear away what killed writers of `target` left beside it, putting back a previous site that
-    a crash took away between the two renames of a swap (its `.old`) if nothing took its place."""
-    for leftover in leftovers(target):
-        if leftover.name.endswith(".old") and not os.path.lexists(target):
-            os.rename(leftover, target)
-        else:
-            remove(leftover)
+    return sorted(entry for entry in target.parent.glob(f".{glob.escape(target.name)}.{MARK}-*")
+                  if left_behind(entry.name) == target.name)
 
 
 def remove(path: Path) -> None:

@@ -71,10 +71,11 @@ def memory(tmp_path: Path):
         yield opened
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private $MEMLENS_HOME, so tests never touch a real one."""
-    directory = tmp_path / "home"
+@pytest.fixture(autouse=True)
+def home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private $MEMLENS_HOME for every test, so none touches a real one (every bundle written
+    records itself there); beside the test's tmp_path, not in it."""
+    directory = tmp_path_factory.mktemp("memlens-home") / "home"
     monkeypatch.setenv("MEMLENS_HOME", str(directory))
     return directory
 

@@ -1,5 +1,5 @@
 """Every file memlens writes goes through one atomic write; what a killed writer leaves is cleared
-by the next write of the same target, and a site path is never left empty."""
+by the next write of the same target."""
 from __future__ import annotations
 
 import io
@@ -15,10 +15,10 @@ from without_linux_calls import Reached
 from without_linux_calls import kernel32 as windows_kernel32
 
 from memlens.store import temporaries
+from memlens.store.checked_folder import CheckedFolder
 from memlens.store.temporaries import MARK, leftovers, temporary_beside
 from memlens.viewer.atomic import atomic_write
 from memlens.viewer.cli.progress import Progress
-from memlens.viewer.site import folder
 from memlens.viewer.site.build import write_site
 
 
@@ -92,38 +92,6 @@ def test_temporary_names_say_whose_they_are(tmp_path):
     assert name.startswith(f".report.html.{MARK}-{os.getpid()}-") and name.endswith(".tmp")
 
 
-def test_a_site_crash_between_the_two_renames_is_recovered_by_the_next_build(tmp_path, monkeypatch):
-    site = write_site(project_snapshot(), tmp_path / "site")
-    before = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
-    # what a process killed between "old site away" and "new site in" leaves: no site, a retired one
-    retired = debris(site, a_gone_pid(), ".old")
-    os.rename(site, retired)
-    half_built = debris(site, a_gone_pid())
-    half_built.mkdir()
-    (half_built / "index.html").write_text("half")
-    building = folder.building_folder(site)
-    assert {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["site", building.name])
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 exchanges two paths on Linux")
-def test_a_site_swap_never_leaves_the_path_empty(tmp_path, monkeypatch):
-    site = write_site(project_snapshot(), tmp_path / "site")
-    exchanges = []
-    real_exchange = folder._exchange
-
-    def watching(a, b):
-        exchanges.append((real_exchange(a, b), site.exists()))
-        return exchanges[-1][0]
-
-    monkeypatch.setattr(folder, "_exchange", watching)
-    monkeypatch.setattr(folder.os, "rename", lambda *_: pytest.fail("renamed the site away instead of exchanging"))
-    write_site(project_snapshot(), site)
-    assert exchanges == [(True, True)]  # one exchange, and the path held a site throughout
-    assert (site / "manifest.json").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
-
-
 def test_a_progress_bar_can_step_aside_for_work_that_forks():
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -139,16 +107,16 @@ def test_a_progress_bar_can_step_aside_for_work_that_forks():
 
 
 def refused_while_held(real, times: int):
-    """`real` (os.replace or os.rename) as Windows runs it while another program holds the file:
+    """`real` (CheckedFolder.rename) as Windows runs it while another program holds the file:
     refused `times` times, then done."""
     refusals = [times]
 
-    def rename(source, target):
+    def rename(folder, source, target):
         if refusals[0] > 0:
             refusals[0] -= 1
             raise PermissionError(13, "The process cannot access the file because it is being used by another process",
                                   str(target))
-        return real(source, target)
+        return real(folder, source, target)
     return rename
 
 
@@ -157,7 +125,7 @@ def test_a_file_held_for_a_moment_by_another_program_is_replaced_once_it_is_let_
     target = tmp_path / "report.html"
     atomic_write(target, "old")
     monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", True)   # Windows
-    monkeypatch.setattr(atomic.os, "replace", refused_while_held(os.replace, 3))
+    monkeypatch.setattr(CheckedFolder, "rename", refused_while_held(CheckedFolder.rename, 3))
     atomic_write(target, "new")
     assert target.read_text() == "new" and leftovers(target) == []
 
@@ -167,54 +135,29 @@ def test_a_file_held_for_good_keeps_its_old_bytes_and_says_why(tmp_path, monkeyp
     from memlens.viewer import atomic
     target = tmp_path / "report.html"
     atomic_write(target, "old")
-    real_replace = os.replace
+    real_rename = CheckedFolder.rename
     monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", True)
     monkeypatch.setattr(atomic, "HELD_PAUSES", (0.0, 0.0))
-    monkeypatch.setattr(atomic.os, "replace", refused_while_held(real_replace, 10))
+    monkeypatch.setattr(CheckedFolder, "rename", refused_while_held(real_rename, 10))
     with pytest.raises(BundleError, match="another program holds it open"):
         atomic_write(target, "new")
     assert target.read_text() == "old" and leftovers(target) == []
     monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", False)   # Linux: a refusal is the system's answer at once
-    monkeypatch.setattr(atomic.os, "replace", refused_while_held(real_replace, 1))
+    monkeypatch.setattr(CheckedFolder, "rename", refused_while_held(real_rename, 1))
     with pytest.raises(PermissionError):
         atomic_write(target, "new")
     atomic_write(target, "new")
     assert target.read_text() == "new"
 
 
-def test_a_site_whose_folder_is_held_for_a_moment_is_swapped_in_whole(tmp_path, monkeypatch):
+def test_a_site_file_held_for_a_moment_by_another_program_is_replaced_once_it_is_let_go(tmp_path, monkeypatch):
     from memlens.viewer import atomic
     site = write_site(project_snapshot(), tmp_path / "site")
-    monkeypatch.setattr(folder, "_exchange", lambda a, b: False)   # Windows cannot swap two folders
     monkeypatch.setattr(atomic, "REFUSES_WHILE_HELD", True)
-    monkeypatch.setattr(folder.os, "rename", refused_while_held(os.rename, 2))   # the old site, held open
+    monkeypatch.setattr(CheckedFolder, "rename", refused_while_held(CheckedFolder.rename, 2))
     snapshot = project_snapshot()
     snapshot["dataset"] = "renamed"
     write_site(snapshot, site)
     assert '"dataset": "renamed"' in (site / "manifest.json").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="macOS's swap is played by Linux's renameat2")
-def test_on_macos_a_site_is_swapped_in_by_renamex_np_and_the_path_is_never_empty(tmp_path, monkeypatch):
-    import ctypes
-    site = write_site(project_snapshot(), tmp_path / "site")
-    linux = ctypes.CDLL(None, use_errno=True)
-    swaps = []
-
-    class MacLibc:
-        """macOS's C library: renamex_np, and no renameat2."""
-
-        def renamex_np(self, a: bytes, b: bytes, flags: int) -> int:
-            swaps.append((flags, os.path.exists(site)))
-            return linux.renameat2(-100, a, -100, b, 2) if flags == 2 else -1
-
-    monkeypatch.setattr(folder.sys, "platform", "darwin")
-    monkeypatch.setattr(folder.ctypes, "CDLL", lambda name, **kwargs: MacLibc())
-    monkeypatch.setattr(folder.os, "rename", lambda *_: pytest.fail("renamed the site away instead of swapping"))
-    snapshot = project_snapshot()
-    snapshot["dataset"] = "swapped"
-    write_site(snapshot, site)
-    assert swaps == [(2, True)]   # RENAME_SWAP, once, with a site at the path throughout
-    assert '"dataset": "swapped"' in (site / "manifest.json").read_text()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert not [p for p in site.rglob("*") if f".{MARK}-" in p.name]

@@ -229,11 +229,15 @@ def test_a_forged_report_carrying_the_stores_hash_is_not_unchanged(cli, demo_sto
     forged = genuine.replace(b"ask Dana which one production uses", b"production uses 8080, confirmed!!", 1)
     assert forged != genuine and b'name="memlens-snapshot-hash"' in forged
     report.write_bytes(forged)
-    assert json.loads(cli(*view).output)["written"] is True
-    assert report.read_bytes() == genuine
+    # not the report memlens wrote: never "unchanged", and not replaced either (memlens replaces only its own)
+    assert "is not the report memlens wrote there" in one_error_line(cli(*view))
+    assert report.read_bytes() == forged
+    plain = cli("view", "--db", str(store), "--out", str(report), "--no-open")   # the user's own write takes it over
+    assert plain.exit_code == 0 and report.read_bytes() == genuine
+    assert json.loads(cli(*view).output)["written"] is False
 
 
-def test_maintain_writes_again_a_forged_site_carrying_the_stores_hash(cli, demo_store, tmp_path):
+def test_maintain_never_calls_a_forged_site_carrying_the_stores_hash_unchanged(cli, demo_store, tmp_path):
     store = tmp_path / "store.sqlite"
     store.write_bytes(demo_store.read_bytes())
     site = tmp_path / "site"
@@ -243,7 +247,12 @@ def test_maintain_writes_again_a_forged_site_carrying_the_stores_hash(cli, demo_
     snapshot = json.loads((site / "snapshot.json").read_text())
     snapshot["facts"][0]["description"] = "forged"
     (site / "snapshot.json").write_text(json.dumps(resealed(snapshot)))
-    assert "wrote:" in cli("maintain", "--db", str(store)).output
+    refused = cli("maintain", "--db", str(store))
+    assert refused.exit_code == 1 and "regenerate-bundles: FAILED" in refused.output
+    assert "snapshot.json is not the file memlens wrote there" in refused.output
+    assert "forged" in (site / "snapshot.json").read_text()   # left as it was, for the user to look at
+    assert cli("export", "--db", str(store), "--format", "site", "-o", str(site)).exit_code == 0
+    assert "unchanged:" in cli("maintain", "--db", str(store)).output
     assert cli("verify", str(site)).exit_code == 0
     assert "forged" not in (site / "snapshot.json").read_text()
 
@@ -281,12 +290,19 @@ def _manifest_listing(site: Path, name: str) -> None:
     ("loop/page.html", "passes through a link or a file"),
     ("linked.html", "passes through a link or a file"),
 ])
-def test_verify_of_a_manifest_with_a_link_a_loop_or_a_nul_is_one_line(cli, demo_store, tmp_path, name, words):
+def test_verify_of_a_manifest_with_a_link_a_loop_or_a_nul_is_one_line(cli, demo_store, tmp_path, name, words,
+                                                                     monkeypatch):
     site = exported(cli, demo_store, "site", tmp_path / "site")
-    assert cli("verify", str(site)).exit_code == 0
     (site / "loop").symlink_to("loop")   # a link to itself: resolving it never ends
     (site / "linked.html").symlink_to(site / "index.html")
+    verified = cli("verify", str(site))   # beside the site: named, never followed
+    assert verified.exit_code == 0 and "not the site's, not checked: linked.html, loop" in verified.output
     _manifest_listing(site, name)
+    # drawn again by this memlens, the manifest is the first file that differs
+    assert one_error_line(cli("verify", str(site))).endswith("manifest.json differs from what memlens writes from "
+                                                             "the site's own data")
+    # a site another memlens drew is checked against its manifest, whose names are checked first
+    monkeypatch.setattr("memlens.viewer.report.page_check.renderer_id", lambda: "another memlens's")
     assert words in one_error_line(cli("verify", str(site)))
 
 
@@ -450,8 +466,13 @@ def test_a_site_layout_of_millions_of_values_is_not_read(cli, demo_store, tmp_pa
         read_layout(site, "site")
 
 
-def test_a_deeply_nested_manifest_is_one_error_line(cli, demo_store, tmp_path):
+def test_a_deeply_nested_manifest_is_one_error_line(cli, demo_store, tmp_path, monkeypatch):
     site = exported(cli, demo_store, "site", tmp_path / "site")
     assert cli("verify", str(site)).exit_code == 0
     (site / "manifest.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    # drawn again by this memlens, the manifest is compared byte for byte, never parsed
+    assert one_error_line(cli("verify", str(site))).endswith("manifest.json differs from what memlens writes from "
+                                                             "the site's own data")
+    # a site another memlens drew is checked against its manifest, parsed within bounds
+    monkeypatch.setattr("memlens.viewer.report.page_check.renderer_id", lambda: "another memlens's")
     assert "nested too deeply" in one_error_line(cli("verify", str(site)))

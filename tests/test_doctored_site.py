@@ -1,6 +1,7 @@
 """A committed site arrives through teammates' commits, so a regeneration treats the old site as
 untrusted: whatever its manifest names and whatever links its folders hold, nothing outside the
-site changes, and the regenerated site is the one memlens would write."""
+site changes; a site doctored where memlens writes is refused as it is, and one memlens writes is
+the one a fresh build gives."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from memlens.store.confined import UntrustedFileError, confined_name, read_insid
 from memlens.store.memory import Memory
 from memlens.store.triples import FactInput
 from memlens.viewer import regeneration
-from memlens.viewer.site.folder import SiteTargetError, not_ours
+from memlens.viewer.site.folder import NotOurs
 
 PAYLOAD = b"ssh-ed25519 AAAA attacker@example\n"
 VICTIM = b"ssh-ed25519 BBBB you@laptop\n"
@@ -53,7 +54,7 @@ def world(tmp_path):
     site = tmp_path / "repo" / "site"
     regenerate(store, site)
     clean = tmp_path / "clean"
-    shutil.copytree(site, clean, symlinks=True)
+    regenerate(store, clean)
     victim = tmp_path / "home" / ".ssh" / "authorized_keys"
     victim.parent.mkdir(parents=True)
     victim.write_bytes(VICTIM)
@@ -79,6 +80,39 @@ def after_a_new_fact(store: Path, site: Path, clean: Path) -> None:
     regenerate(store, clean)
 
 
+def refused_after_a_new_fact(store: Path, site: Path, clean: Path, words: str) -> None:
+    """One new fact: the doctored site is refused and left exactly as it was; the clean one is written."""
+    remember(store, ("dave", "uses", "auth"))
+    before = state(site)
+    with pytest.raises(NotOurs, match=words):
+        regenerate(store, site)
+    assert state(site) == before
+    regenerate(store, clean)
+
+
+def state(root: Path) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for folder, folders, files in os.walk(root, followlinks=False):
+        for name in folders + files:
+            path = Path(folder, name)
+            found[str(path.relative_to(root))] = os.readlink(path) if path.is_symlink() else \
+                "folder" if path.is_dir() else path.read_bytes() if path.is_file() else "special"
+    return found
+
+
+def taken_over(site: Path, store: Path) -> None:
+    """The user's decision on a refused site: their own export writes memlens's files there again."""
+    from memlens.store.snapshot_diff import diff
+    from memlens.viewer.reading import carried_over
+
+    with Memory(store, actor="test:pytest") as memory:
+        snapshot = memory.sealed_snapshot()
+    kept = carried_over(site, "site")
+    changes = diff(kept.digest, snapshot, newer_from_the_store=True) if kept.digest else None
+    regeneration.write_bundle(snapshot, site, "site", changes=changes, previous_layout=kept.layout,
+                              previous_looks=kept.looks)
+
+
 def plant_the_attack(site: Path, victim: Path) -> None:
     """The reported attack. A manifest entry `entities/<bob>--x/../../…/home/.ssh/authorized_keys`
     with the payload's sha256, and `entities/<bob>--x` a link n folders deep into the site's own
@@ -102,8 +136,10 @@ def test_a_symlinked_folder_and_a_climbing_name_write_nothing_outside(world):
     store, site, clean, victim = world
     plant_the_attack(site, victim)
 
-    after_a_new_fact(store, site, clean)
+    refused_after_a_new_fact(store, site, clean, "manifest.json is not the file memlens wrote there")
+    assert victim.read_bytes() == VICTIM
 
+    taken_over(site, store)
     assert victim.read_bytes() == VICTIM
     assert listed(site) == listed(clean)          # the site is the one memlens writes
     assert (site / "payload").is_dir()            # what memlens did not write is left alone
@@ -117,11 +153,9 @@ def test_the_same_attack_through_memlens_maintain(world, cli):
 
     result = cli("maintain", "--db", str(store))
 
-    assert result.exit_code == 0, result.output
-    assert "regenerated" in result.output or "site" in result.output
+    assert result.exit_code == 1 and "regenerate-bundles: FAILED" in result.output, result.output
+    assert "manifest.json is not the file memlens wrote there" in result.output, result.output
     assert victim.read_bytes() == VICTIM
-    regenerate(store, clean)
-    assert listed(site) == listed(clean)
 
 
 def test_a_page_that_is_a_link_out_is_neither_followed_nor_linked_in(world):
@@ -130,32 +164,33 @@ def test_a_page_that_is_a_link_out_is_neither_followed_nor_linked_in(world):
     victim.write_bytes((site / page).read_bytes())     # so the manifest's sha256 matches what it reaches
     (site / page).unlink()
     os.symlink(victim, site / page)
+    held = victim.read_bytes()
 
-    after_a_new_fact(store, site, clean)
+    refused_after_a_new_fact(store, site, clean, "is a link, where the site writes a file of its own")
 
-    assert not (site / page).is_symlink()
-    assert (site / page).stat().st_ino != victim.stat().st_ino
+    assert victim.read_bytes() == held
+    (site / page).unlink()
+    regenerate(store, site)
     assert listed(site) == listed(clean)
-    (site / page).write_bytes(b"edited")           # the site's page is its own file now
-    assert victim.read_bytes() != b"edited"
 
 
-def test_a_hard_link_out_is_not_carried(world):
-    """A page with another name elsewhere is copied, not linked: editing the site never edits it."""
+def test_a_page_with_a_hard_link_out_is_never_written_through(world):
+    """memlens never writes into a file: a page changes by a new file renamed over it, so another
+    name of the old one (a hard link made outside the site) keeps the old bytes."""
     store, site, clean, victim = world
     page, untouched = page_of(site, "bob"), page_of(site, "carol")
     outside = victim.parent / "page.html"
     os.link(site / page, outside)
+    old = outside.read_bytes()
+    before = (site / untouched).stat().st_ino
 
-    after_a_new_fact(store, site, clean)
-
-    assert (site / page).stat().st_ino != outside.stat().st_ino
-    assert listed(site) == listed(clean)
-    # the positive case: a page of the site's own is carried, the same file
-    before = (clean / untouched).stat().st_ino
-    remember(store, ("erin", "uses", "auth"))
+    remember(store, ("bob", "uses", "auth"))
+    regenerate(store, site)
     regenerate(store, clean)
-    assert (clean / untouched).stat().st_ino == before
+
+    assert outside.read_bytes() == old and (site / page).read_bytes() != old
+    assert listed(site) == listed(clean)
+    assert (site / untouched).stat().st_ino == before   # a page no write reached stays, the same file
 
 
 @pytest.mark.parametrize("name", ["/etc/passwd", "entities/../../x.html", "entities\\..\\x.html", "a\0b.html",
@@ -163,7 +198,8 @@ def test_a_hard_link_out_is_not_carried(world):
 def test_names_not_of_a_site_are_never_used(world, name):
     store, site, clean, victim = world
     doctor_manifest(site, {name: sha(VICTIM)})
-    after_a_new_fact(store, site, clean)
+    refused_after_a_new_fact(store, site, clean, "manifest.json is not the file memlens wrote there")
+    taken_over(site, store)
     assert victim.read_bytes() == VICTIM
     assert listed(site) == listed(clean)
 
@@ -174,10 +210,13 @@ def test_a_fifo_in_the_old_site_is_refused_without_waiting(world):
     (site / page).unlink()
     os.mkfifo(site / page)
     done = threading.Event()
-    worker = threading.Thread(target=lambda: (after_a_new_fact(store, site, clean), done.set()), daemon=True)
+    worker = threading.Thread(target=lambda: (refused_after_a_new_fact(store, site, clean, "is not a file"),
+                                              done.set()), daemon=True)
     worker.start()
     worker.join(60)
     assert done.is_set(), "the regeneration waited on a FIFO"
+    (site / page).unlink()
+    regenerate(store, site)
     assert listed(site) == listed(clean)
 
 
@@ -232,9 +271,11 @@ def test_the_portable_path_refuses_the_same_links(tmp_path, monkeypatch):
 def test_a_doctored_site_regenerated_on_the_portable_path_changes_nothing_outside(world, monkeypatch):
     from memlens.store import confined
     monkeypatch.setattr(confined, "_DIRECTORY", 0)
+    monkeypatch.setattr(os, "supports_dir_fd", set())   # no folder descriptors: every part checked by lstat
     store, site, clean, victim = world
     plant_the_attack(site, victim)
-    after_a_new_fact(store, site, clean)
+    refused_after_a_new_fact(store, site, clean, "manifest.json is not the file memlens wrote there")
+    taken_over(site, store)
     assert victim.read_bytes() == VICTIM
     assert listed(site) == listed(clean)
 
@@ -271,7 +312,6 @@ def test_a_regeneration_keeps_what_memlens_did_not_write(world):
     (site / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
     os.symlink("HEAD", site / ".git" / "head-link")
     (site / "entities" / "notes.txt").write_text("mine")
-    assert not_ours(site) == [".git", "CNAME", "entities/notes.txt"]
 
     after_a_new_fact(store, site, clean)
 
@@ -280,24 +320,8 @@ def test_a_regeneration_keeps_what_memlens_did_not_write(world):
     assert os.readlink(site / ".git" / "head-link") == "HEAD"
     assert (site / "entities" / "notes.txt").read_text() == "mine"
     assert listed(site) == listed(clean)                  # and the site is still the one memlens writes
-    assert not_ours(clean) == []
-
-
-def test_where_links_need_a_privilege_a_kept_link_stays_behind_and_the_rest_is_kept(world, monkeypatch):
-    """On Windows, making a link takes a privilege most users lack: the regeneration goes on
-    without that link instead of failing."""
-    store, site, clean, victim = world
-    (site / "CNAME").write_text("memory.example.org\n")
-    os.symlink("CNAME", site / "cname-link")
-
-    def refused(*args, **kwargs):
-        raise OSError("A required privilege is not held by the client")
-
-    monkeypatch.setattr(os, "symlink", refused)
-    after_a_new_fact(store, site, clean)
-    assert (site / "CNAME").read_text() == "memory.example.org\n"
-    assert not os.path.lexists(site / "cname-link")
-    assert listed(site) == listed(clean)
+    assert regeneration.kept_note(site, "site") == ("kept what memlens did not write: .git, CNAME, entities/notes.txt",)
+    assert regeneration.kept_note(clean, "site") == ()
 
 
 def test_a_page_memlens_no_longer_writes_is_removed(world):
@@ -308,15 +332,13 @@ def test_a_page_memlens_no_longer_writes_is_removed(world):
         memory.forget_entity("carol")
     regenerate(store, site)
     assert not (site / page).exists()
-    assert not_ours(site) == []
+    assert regeneration.kept_note(site, "site") == ()
 
 
 def test_a_damaged_manifest_is_not_taken_for_a_site(world):
     store, site, clean, victim = world
     (site / "manifest.json").write_text('{"files": {}}')
-    remember(store, ("dave", "uses", "auth"))
-    with pytest.raises(SiteTargetError, match="not a memlens site's"):
-        regenerate(store, site)
+    refused_after_a_new_fact(store, site, clean, "manifest.json is not the file memlens wrote there")
     assert (site / "index.html").exists()
 
 
@@ -351,13 +373,15 @@ def test_view_of_a_store_elsewhere_never_takes_a_datasets_report(cli, home, tmp_
 
 
 def test_a_regeneration_with_nothing_to_write_still_sweeps_a_killed_ones_debris(world):
-    """A kill between the swap and the removal left the whole old site beside the new one, and
-    runs that found the site unchanged never swept it."""
+    """What a killed write left (a site an older memlens built beside it, half a page inside it),
+    which runs that found the site unchanged never swept."""
     store, site, clean, victim = world
     debris = site.parent / f".site.memlens-{2**22 + 7}-0123abcd.tmp"   # a process that is gone
     shutil.copytree(site, debris)
+    half = site / "entities" / f".x.html.memlens-{2**22 + 7}-0123abcd.tmp"
+    half.write_text("half a page")
     busy = site.parent / f".site.memlens-{os.getpid()}-0123abcd.tmp"    # one still running: kept
     busy.mkdir()
     regenerate(store, site)                     # unchanged: nothing written
-    assert not debris.exists() and busy.exists()
+    assert not debris.exists() and not half.exists() and busy.exists()
     assert (site / "index.html").exists()

@@ -46,10 +46,10 @@ def test_failure_while_writing_removes_the_temp_file(tmp_path, monkeypatch):
     target = tmp_path / "report.html"
     target.write_text("old report", encoding="utf-8")
 
-    def failing_replace(src, dst):
+    def failing_rename(folder, source, target):
         raise OSError("disk full")
 
-    monkeypatch.setattr("memlens.viewer.report.write.os.replace", failing_replace)
+    monkeypatch.setattr("memlens.store.checked_folder.CheckedFolder.rename", failing_rename)
     with pytest.raises(OSError, match="disk full"):
         write_report(project_snapshot(), target)
     assert target.read_text(encoding="utf-8") == "old report"

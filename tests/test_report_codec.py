@@ -329,8 +329,10 @@ def test_a_bundle_that_cannot_be_read_is_named_with_what_is_wrong(tmp_path):
         assert str(path) in message and "\n" not in message, message
 
 
-def test_regeneration_over_an_unreadable_report_says_so_and_still_writes_it(cli, tmp_path):
-    store, report = tmp_path / "m.sqlite", tmp_path / "memory.html"
+def test_regeneration_over_an_unreadable_report_says_so_and_still_writes_it(cli, tmp_path, home):
+    """A report in memlens's own home, which a regeneration may write over whatever it holds (one in
+    the working tree that is not as memlens wrote it is refused: tests/test_untrusted_paths.py)."""
+    store, report = tmp_path / "m.sqlite", home / "reports" / "memory.html"
     cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
     cli("bundles", "add", str(report), "--db", str(store))
     assert cli("maintain", "--db", str(store)).exit_code == 0
@@ -353,9 +355,10 @@ def test_regeneration_over_an_unreadable_report_says_so_and_still_writes_it(cli,
     assert "Changes since" in report.read_text(encoding="utf-8")
 
 
-def test_a_site_whose_graph_page_is_damaged_takes_its_changes_from_snapshot_json(cli, tmp_path):
-    """A site's digest is read from its graph page's blocks; snapshot.json stands in when they are damaged."""
-    store, site = tmp_path / "m.sqlite", tmp_path / "site"
+def test_a_site_whose_graph_page_is_damaged_takes_its_changes_from_snapshot_json(cli, tmp_path, home):
+    """A site's digest is read from its graph page's blocks; snapshot.json stands in when they are
+    damaged (in memlens's own home, where a regeneration may write over a damaged page)."""
+    store, site = tmp_path / "m.sqlite", home / "sites" / "site"
     cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
     cli("bundles", "add", str(site), "--format", "site", "--db", str(store))
     assert cli("maintain", "--db", str(store)).exit_code == 0
@@ -374,12 +377,16 @@ def test_a_site_whose_graph_page_is_damaged_takes_its_changes_from_snapshot_json
     assert "newcomer" in changes and "whole" not in changes   # since the last site, from its snapshot.json
 
 
-def test_a_report_from_an_older_memlens_is_replaced_with_one_note(cli, tmp_path):
-    store, report = tmp_path / "m.sqlite", tmp_path / "memory.html"
+def test_a_report_from_an_older_memlens_is_replaced_with_one_note(cli, tmp_path, home):
+    """In memlens's own home (`memlens view`'s report); elsewhere a report memlens has no record of
+    writing is not replaced by a regeneration (tests/test_untrusted_paths.py)."""
+    store = tmp_path / "m.sqlite"
     cli("remember", "--db", str(store), "a:Person --knows--> b:Person", "-e", "x")
+    report = Path(cli("view", "--db", str(store), "--no-open").output.strip().splitlines()[-1])
+    assert report.is_relative_to(home)
     report.write_text('<!DOCTYPE html><meta name="memlens-snapshot-hash" content="sha256:old">'
                       '<script type="application/json" id="memlens-data">{"meta": {}}</script>', encoding="utf-8")
-    result = cli("view", "--db", str(store), "--out", str(report), "--no-open", "--if-changed")
+    result = cli("view", "--db", str(store), "--no-open", "--if-changed")
     assert result.exit_code == 0
     assert (f"changes since, layout and type colours unavailable: {report} was written by an older memlens"
             in result.stderr)

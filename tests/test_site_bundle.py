@@ -10,13 +10,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from memlens.store.checked_folder import CheckedFolder
 from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id, hostile_snapshot, inflated, parse_page,
                              project_ids, project_snapshot)
 
 from memlens.viewer.report.codec import MAIN_BLOCK, read_blocks
 from memlens.viewer.site import build as site_module
 from memlens.viewer.site.build import write_site
-from memlens.viewer.site import folder as folder_module
 from memlens.viewer.site.folder import SiteTargetError
 
 LOADING_ATTRS = ("href", "src", "action", "srcset", "poster", "data", "xlink:href")
@@ -96,8 +97,7 @@ def test_web_links_are_only_evidence_anchors(site):
 
 def test_manifest_lists_every_file_with_its_sha256(site, changed):
     manifest = json.loads((site / "manifest.json").read_text(encoding="utf-8"))
-    assert set(manifest) == {"memlens_version", "dataset", "format", "hash", "generated_at", "counts", "files", "inputs",
-                             "inputs_base"}
+    assert set(manifest) == {"memlens_version", "dataset", "format", "hash", "generated_at", "counts", "files"}
     snapshot = changed.new
     assert manifest["hash"] == snapshot["hash"] and manifest["dataset"] == snapshot["dataset"]
     assert manifest["format"] == "memlens-snapshot/1"
@@ -265,22 +265,22 @@ def test_a_failure_mid_build_leaves_the_previous_site_whole_and_no_temp_dirs(tmp
     assert tree(target) != before and [p.name for p in tmp_path.iterdir()] == ["memory"]
 
 
-def test_a_failed_swap_puts_the_previous_site_back(tmp_path, monkeypatch, changed):
+def test_a_site_whose_files_cannot_be_put_in_place_is_left_as_it_was_and_written_whole_next_time(
+        tmp_path, monkeypatch, changed):
     target = write_site(changed.old, tmp_path / "memory")
     before = tree(target)
-    real_rename = site_module.os.rename
-    monkeypatch.setattr(folder_module, "_exchange", lambda a, b: False)  # a file system that cannot swap
 
-    def rename(src, dst):
-        if Path(src).name.endswith(".tmp"):  # moving the new build in
-            raise OSError("no space left")
-        real_rename(src, dst)
+    def rename(folder, source, target):  # putting a new file in place
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(site_module.os, "rename", rename)
-    with pytest.raises(OSError, match="no space"):
+    monkeypatch.setattr(CheckedFolder, "rename", rename)
+    with pytest.raises(OSError, match="No space"):
         write_site(changed.new, target)
-    assert tree(target) == before
+    assert tree(target) == before   # no temporary left, nothing replaced
     assert [p.name for p in tmp_path.iterdir()] == ["memory"]
+    monkeypatch.undo()
+    write_site(changed.new, target)
+    assert tree(target) == tree(write_site(changed.new, tmp_path / "fresh"))
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path, changed):

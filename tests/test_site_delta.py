@@ -23,7 +23,6 @@ from memlens.viewer.site.delta import shown_with
 from memlens.viewer.site import entity_plan
 from memlens.viewer.site.build import write_site
 from memlens.viewer.site.page_inputs import PageInputs
-from memlens.viewer.site.previous import CheckedFiles, PreviousSite, checked_files
 
 TYPES = ("Service", "Person", "Library")
 RELATIONS = ("uses", "owns", "calls", "version")   # version: declared functional, so writes supersede
@@ -79,7 +78,7 @@ def regenerate(memory: Memory, site: Path, fresh: Path, counted: Counted,
     arguments = {"changes": diff(kept.digest, snapshot) if kept.digest else None, "previous_layout": kept.layout,
                  "previous_looks": kept.looks}
     counted.take()
-    write_site(snapshot, site, previous_files=checked_files(site) if checked_ahead else None, **arguments)
+    write_site(snapshot, site, **arguments)
     done = counted.take()
     write_site(snapshot, fresh, **arguments)
     counted.take()
@@ -422,29 +421,13 @@ def test_a_page_damaged_since_is_written_fresh_though_no_write_reached_it(demo_s
     assert celery.read_bytes() == good
 
 
-def test_files_checked_under_another_manifest_are_read_again(demo_site):
-    _, site, _ = demo_site
-    celery, postgres = (f"entities/{p.name}" for stem in ("celery-", "postgresql-")
-                        for p in (site / "entities").iterdir() if p.name.startswith(stem))
-    (site / celery).write_bytes((site / celery).read_bytes() + b" ")
-    checked = checked_files(site)
-    assert checked is not None and checked.damaged == {celery}
-    for previous in (PreviousSite.read(site, checked),   # its own check
-                     PreviousSite.read(site, CheckedFiles("sha256:" + "0" * 64, frozenset())),  # another's: unused
-                     PreviousSite.read(site)):
-        assert previous is not None
-        assert not previous.intact(celery) and previous.intact(postgres)
-
-
-
 def test_a_page_gone_since_its_check_is_written_fresh(demo_site, tmp_path):
     memory, site, _ = demo_site
-    checked = checked_files(site)
     [postgres] = [p for p in (site / "entities").iterdir() if p.name.startswith("postgresql-")]
     good = postgres.read_bytes()
     postgres.unlink()
     snapshot = memory.sealed_snapshot()
-    write_site(snapshot, site, previous_files=checked)
+    write_site(snapshot, site)
     assert postgres.read_bytes() == good
     assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
 

@@ -14,7 +14,7 @@ from memlens.store.snapshot_diff import diff
 from memlens.viewer.reading import carried_over
 from memlens.viewer.site import build as build_module
 from memlens.viewer.site.build import write_site
-from memlens.viewer.site.folder import SiteTargetError
+from memlens.viewer.site.folder import NotOurs
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -140,17 +140,19 @@ def test_a_damaged_old_page_is_written_fresh_never_carried(cli, demo, tmp_path, 
     assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
 
 
-def test_an_unreadable_manifest_leaves_the_folder_as_it_was(cli, demo, tmp_path):
-    """A folder whose manifest is not a memlens site's may be anyone's: it is not replaced (and
-    nothing of it carried), while the same folder with its manifest whole is."""
+def test_a_manifest_edited_since_is_refused_by_a_regeneration_and_replaced_by_an_export(cli, demo, tmp_path):
+    """A file memlens wrote and someone changed since is no longer memlens's: a regeneration leaves
+    the folder as it was, naming it; the user's own export writes the site whole again."""
     snapshot = snapshot_of(demo)
     site = write_site(snapshot, tmp_path / "site")
-    assert write_site(snapshot, site) == site     # whole: replaced
+    assert write_site(snapshot, site, take_over=False) == site     # whole and memlens's: written again
     (site / "manifest.json").write_text("{not json", encoding="utf-8")
     before = tree(site)
-    with pytest.raises(SiteTargetError, match="not a memlens site's"):
-        write_site(snapshot, site)
+    with pytest.raises(NotOurs, match="manifest.json is not the file memlens wrote there"):
+        write_site(snapshot, site, take_over=False)
     assert tree(site) == before
+    write_site(snapshot, site)
+    assert tree(site) == tree(write_site(snapshot, tmp_path / "fresh"))
 
 
 def test_a_new_write_renders_only_the_ledgers_last_page_and_index_and_carries_the_others(cli, demo, tmp_path,

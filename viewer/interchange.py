@@ -14,7 +14,7 @@ from networkx.readwrite.gexf import GEXFWriter
 
 from memlens.store.errors import InvalidInput
 
-from .atomic import atomic_write
+from .atomic import write_named
 from .model.link_graph import drawable_facts, live_entities
 from .model.palette import assign_looks, type_counts
 
@@ -42,7 +42,7 @@ def write_graph(snapshot: dict[str, Any], path: str | os.PathLike[str], fmt: str
         nx.write_graphml_xml(graph, out, encoding="utf-8")
     else:
         _write_gexf(graph, out, _text(snapshot.get("generated_at"))[:10])
-    atomic_write(path, out.getvalue())
+    write_named(path, out.getvalue())
 
 
 def _write_gexf(graph: nx.MultiDiGraph, out: io.BytesIO, day: str) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from memlens.store import json_input
 from memlens.store.errors import InvalidInput
@@ -31,9 +31,6 @@ from memlens.store.snapshot_diff import digest
 from .model.palette import TypeLook
 from .report.codec import (FACTS_BLOCK, MAIN_BLOCK, PAGE_BLOCK, SNAPSHOT_BLOCKS, BundleUnreadable, decode,
                            decode_digest, decode_layout, decode_looks, decoded, parse_blocks, read_blocks, read_page)
-
-if TYPE_CHECKING:
-    from .site.previous import CheckedFiles
 
 __all__ = ["BundleUnreadable", "CarriedOver", "ReportParts", "read_bundle", "read_report_parts", "read_digest",
            "read_layout", "read_looks", "carried_over", "bundle_exists"]
@@ -123,7 +120,6 @@ class CarriedOver:
     layout: dict[str, tuple[float, float]] | None = None
     looks: dict[str, TypeLook] | None = None
     failures: dict[str, str] = field(default_factory=dict)   # "layout" -> one line
-    files: CheckedFiles | None = None   # a site's files, checked ahead of carrying them (regeneration.py)
 
     def notes(self) -> tuple[str, ...]:
         """One line per cause: "changes since, layout and type colours unavailable: <why>"."""

@@ -1,48 +1,63 @@
 """Bundles a dataset keeps up to date, and regenerating them only when the store changed.
 
 The configuration lives in `$MEMLENS_HOME/bundles.json`, keyed by the store's resolved path, so
-it is no part of the memory (writing it changes no content hash). A bundle is current when it
-claims the store's hash (the report's `memlens-snapshot-hash` meta tag, the site's graph page's)
-and its bytes are what this memlens recorded writing there (`$MEMLENS_HOME/written.json`): a claim
-alone, which anyone can copy into a forged bundle, never leaves a bundle in place. Nothing heavy (jinja2, networkx) is imported until a bundle really has to be written, so a no-op
+it is no part of the memory (writing it changes no content hash). Each bundle is kept with the
+folder it was configured from (its anchor: the way from there is checked for links before every
+write, store/checked_folder.py). A bundle is current when memlens recorded writing it from the
+store's current state and every file of it is still the one it wrote (viewer/written.py): a claim
+inside the bundle, which anyone can copy into a forged one, decides nothing. A regeneration
+replaces only what memlens wrote: a file it did not write at the bundle's place is refused. Nothing
+heavy (jinja2, networkx) is imported until a bundle really has to be written, so a no-op
 regeneration costs little more than starting Python.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from dataclasses import asdict, dataclass
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.store import datasets
+from memlens.store.checked_folder import CheckedFolder, Way
+from memlens.store.confined import UntrustedFileError, read_regular_file
 from memlens.store.errors import BundleError, InvalidInput, NotFound
-from memlens.store.confined import (BUNDLE_FILE_LIMIT, UntrustedFileError, head_of_regular_file, read_inside,
-                                    read_regular_file, regular_file_inside)
 from memlens.store.snapshot_seal import sealed_once
-from memlens.store.temporaries import sweep
 
-from .atomic import atomic_write
+from .atomic import atomic_write, check_replaceable, sweep_in
+from .written import Written, sha256_hex
 
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
     from memlens.viewer.model.palette import TypeLook
     from memlens.viewer.reading import CarriedOver
-    from memlens.viewer.site.previous import CheckedFiles
 
 FORMATS = ("html", "site")
-_RECORD_LIMIT = 64 << 20   # bundles.json and written.json: a line or two per bundle
-_HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
+_RECORD_LIMIT = 64 << 20   # bundles.json: a line or two per bundle
 
 
 @dataclass(frozen=True)
 class Bundle:
     path: str
     format: str
+    anchor: str | None = None   # the folder it was configured from; None: by a memlens before anchors
+
+    @classmethod
+    def named(cls, path: str | os.PathLike[str], fmt: str, base: Path | None = None) -> Bundle:
+        """The bundle at `path` as a user names it from `base` (the working directory): see Way.named."""
+        way = Way.named(path, base)
+        return cls(str(way.path), fmt, str(way.anchor))
+
+    @property
+    def way(self) -> Way:
+        """The way to it from its anchor (a bundle configured before anchors: from its own folder)."""
+        if self.anchor is None:
+            return Way.from_its_folder(Path(self.path))
+        return Way(Path(self.anchor), Path(self.path).relative_to(self.anchor).parts)
 
     def as_dict(self) -> dict[str, str]:
-        return asdict(self)
+        shown = {"path": self.path, "format": self.format}
+        return shown if self.anchor is None else {**shown, "anchor": self.anchor}
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,15 @@ def _key(store: Path) -> str:
     return str(store.resolve())
 
 
+def _is_entry(entry: Any) -> bool:
+    if not (isinstance(entry, dict) and {"path", "format"} <= set(entry) <= {"path", "format", "anchor"}
+            and isinstance(entry["path"], str) and entry["path"] and entry["format"] in FORMATS):
+        return False
+    anchor = entry.get("anchor")
+    return anchor is None or (isinstance(anchor, str) and Path(entry["path"]).is_relative_to(anchor)
+                              and Path(entry["path"]) != Path(anchor))
+
+
 def configured(store: Path) -> list[Bundle]:
     """The bundles configured for the store at `store`; InvalidInput, naming the file, for an entry
     that is not one (bundles.json is a file a person may edit)."""
@@ -91,8 +115,7 @@ def configured(store: Path) -> list[Bundle]:
     if not isinstance(entries, list):
         raise InvalidInput(f"{_config_path()}: the bundles of {_key(store)} are not a list; fix or delete it")
     for number, entry in enumerate(entries, start=1):
-        if not (isinstance(entry, dict) and set(entry) == {"path", "format"} and isinstance(entry["path"], str)
-                and entry["path"] and entry["format"] in FORMATS):
+        if not _is_entry(entry):
             shown = json.dumps(entry, ensure_ascii=True)
             raise InvalidInput(f"{_config_path()}: bundle {number} of {_key(store)} is not a path and a format "
                                f"({', '.join(FORMATS)}): {shown[:80]}; fix or delete it")
@@ -100,9 +123,10 @@ def configured(store: Path) -> list[Bundle]:
 
 
 def add(store: Path, path: Path, fmt: str) -> Bundle:
+    """Configure the bundle at `path`, as named from the working directory (its anchor)."""
     if fmt not in FORMATS:
         raise InvalidInput(f"unknown bundle format {fmt!r}; use one of {', '.join(FORMATS)}")
-    bundle = Bundle(str(path.resolve()), fmt)
+    bundle = Bundle.named(path, fmt)
     config = _read_config()
     entries = [e.as_dict() for e in configured(store) if e.path != bundle.path]
     config[_key(store)] = sorted([*entries, bundle.as_dict()], key=lambda e: e["path"])
@@ -112,98 +136,60 @@ def add(store: Path, path: Path, fmt: str) -> Bundle:
 
 def remove(store: Path, path: Path) -> Bundle:
     config = _read_config()
-    entries = [e.as_dict() for e in configured(store)]
-    target = str(path.resolve())
-    kept = [e for e in entries if e["path"] != target]
-    if len(kept) == len(entries):
-        raise NotFound(f"no bundle at {target} is configured for this dataset")
+    bundles = configured(store)
+    named = {str(Way.named(path).path), str(path.resolve())}
+    kept = [b for b in bundles if b.path not in named]
+    if len(kept) == len(bundles):
+        raise NotFound(f"no bundle at {Way.named(path).path} is configured for this dataset")
     if kept:
-        config[_key(store)] = kept
+        config[_key(store)] = [b.as_dict() for b in kept]
     else:
         del config[_key(store)]
     _write_config(config)
-    return Bundle(target, next(e["format"] for e in entries if e["path"] == target))
+    return next(b for b in bundles if b.path in named)
 
 
-def bundle_hash(path: Path, fmt: str) -> str | None:
-    """The snapshot hash the bundle at `path` claims to be built from; None if there is none (yet).
-    Read from the head of its page (a site's graph page): a site's manifest says it too, but parsing
-    the whole manifest took 0.16 s at 100,000 entities, half a no-op `view --if-changed`'s budget.
-    A claim only: `holds` decides whether the bundle really is that snapshot's."""
-    try:
-        match = _HASH_META.search(head_of_regular_file(path / "index.html" if fmt == "site" else path, 16_384))
-        return match.group(1).decode() if match else None
-    except (OSError, UntrustedFileError):   # none there, or a FIFO or device where the page should be
-        return None
-
-
-def holds(path: Path, fmt: str, snapshot_hash: str) -> bool:
-    """Whether the bundle at `path` is what this memlens wrote there from the snapshot
-    `snapshot_hash`: its claimed hash is that one and its fingerprint (`_fingerprint`) is the one
-    recorded when it was written (`record_written`). A bundle that only claims the hash (edited, or
-    forged around the store's own hash) or that this memlens never wrote is written again.
-
-    Checking the bundle's seal against its data would take its whole reading and the seal's
-    digests (1.2 s at 10,000 entities, four times a no-op's 0.3 s budget) and would still pass a
-    report whose page around the data was edited; the fingerprint takes 5 ms there."""
-    if bundle_hash(path, fmt) != snapshot_hash:
+def holds(way: Way, fmt: str, snapshot_hash: str) -> bool:
+    """Whether the bundle at `way` is what this memlens wrote there from the snapshot
+    `snapshot_hash`: it recorded doing so (viewer/written.py), and every file it wrote is still the
+    very file it wrote (size, inode, times: 20 ms for a 10,000-entity site's files). A bundle that
+    only claims the hash (edited, or forged around the store's own hash), or that this memlens never
+    wrote, is written again. A link on the way to it is refused (LinkOnTheWay), even here."""
+    written = Written.of(way.path, fmt)
+    if written.hash != snapshot_hash or not written.files:
         return False
-    fingerprint = _fingerprint(path, fmt)
-    return fingerprint is not None and _read_written().get(_key(path)) == {"hash": snapshot_hash,
-                                                                           "fingerprint": fingerprint}
-
-
-# a site's fingerprint: the bytes of its manifest (which lists every file's sha256) and of its graph
-# page, and the status of its snapshot.json (inode, size, modification and change times): hashing
-# that one's 33 MB took 165 ms of a 10,000-entity site's no-op, its status takes nothing, and a
-# snapshot.json that arrives otherwise (a checkout, a copy, an edit) is a new file or has new times.
-# A page edited behind an intact manifest is found by `memlens verify`, and rewritten by the next
-# regeneration, which checks every file's bytes before carrying it.
-_SITE_HASHED = ("manifest.json", "index.html")
-_SITE_STATUS = "snapshot.json"
-
-
-def _fingerprint(path: Path, fmt: str) -> str | None:
-    """sha256 over what says the bundle was not touched since (see above); None if a file of it is
-    unreadable, or no regular file."""
-    folder, names = (path, _SITE_HASHED) if fmt == "site" else (path.parent, (path.name,))
-    digest = hashlib.sha256()
     try:
-        for name in names:
-            digest.update(read_inside(folder, name, BUNDLE_FILE_LIMIT) + b"\0")
-        if fmt == "site":
-            status = regular_file_inside(path, _SITE_STATUS)
-            if status is None:
-                return None
-            digest.update(f"{status.st_ino} {status.st_size} {status.st_mtime_ns} {status.st_ctime_ns}".encode())
-    except (OSError, UntrustedFileError):
-        return None
-    return digest.hexdigest()
+        with way.folder(create=False) as folder:
+            if fmt != "site":
+                status = folder.status(way.name)
+                return status is not None and written.sha(way.name, status) is not None
+            with folder.folder(way.name, create=False) as site:
+                return _all_held(site, written)
+    except FileNotFoundError:
+        return False
 
 
-def _written_path() -> Path:
-    return datasets.home() / "written.json"
-
-
-def _read_written() -> dict[str, Any]:
-    """Bundle path -> what this memlens last wrote there; a record it cannot read is no record (every
-    bundle is then written again, which is always safe)."""
-    try:
-        written = json.loads(read_regular_file(_written_path(), _RECORD_LIMIT))
-    except (OSError, UntrustedFileError, ValueError):
-        return {}
-    return written if isinstance(written, dict) else {}
-
-
-def record_written(path: Path, fmt: str, snapshot_hash: str) -> None:
-    """Remember that the bundle at `path` was just written from `snapshot_hash`, by its fingerprint:
-    kept in $MEMLENS_HOME, no part of the bundle, so no one who can edit the bundle can edit it."""
-    written = _read_written()
-    written[_key(path)] = {"hash": snapshot_hash, "fingerprint": _fingerprint(path, fmt)}
-    try:
-        atomic_write(_written_path(), json.dumps(written, indent=1, sort_keys=True) + "\n")
-    except OSError:   # a home that cannot be written: the bundle is only written again next time
-        pass
+def _all_held(site: CheckedFolder, written: Written) -> bool:
+    """Whether every file `written` records in the site folder `site` is still the one memlens wrote."""
+    by_folder: dict[str, list[str]] = {}
+    for path in written.files:
+        folder, _, name = path.rpartition("/")
+        by_folder.setdefault(folder, []).append(name)
+    for folder_path, names in by_folder.items():
+        folder = site
+        try:
+            for part in folder_path.split("/") if folder_path else ():
+                folder = folder.folder(part, create=False)
+            found = {entry.name: entry for entry in folder.entries()}
+            for name in names:
+                entry = found.get(name)
+                path = f"{folder_path}/{name}" if folder_path else name
+                if entry is None or written.sha(path, entry.stat(follow_symlinks=False)) is None:
+                    return False
+        finally:
+            if folder is not site:
+                folder.close()
+    return True
 
 
 def load_writer(fmt: str) -> None:
@@ -218,78 +204,121 @@ def load_writer(fmt: str) -> None:
 
 
 def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
-    path = Path(bundle.path)
+    """Bring `bundle` up to date with the store: refused (BundleError, nothing written) if a link is
+    on its way, or a file at its place is not one memlens wrote there."""
+    way = bundle.way
     current = memory.content_hash()
-    if holds(path, bundle.format, current):
-        sweep(path)   # what a killed regeneration left (a write sweeps it as it starts: site/folder.py, atomic.py)
+    if holds(way, bundle.format, current):
+        _sweep(way, bundle.format)   # what a killed regeneration left (a write sweeps it as it starts)
         return Regeneration(bundle, False, current)
     from memlens.store.snapshot_diff import diff
 
+    # the bundles memlens keeps in its home (`memlens view`'s report) are no one else's to write
+    take_over = way.path.is_relative_to(datasets.home().resolve())
+    check_way(way, bundle.format, take_over=take_over)   # before anything of the old bundle is read
     load_writer(bundle.format)
-    snapshot, kept = _snapshot_and_previous(memory, path, bundle.format)
+    snapshot, kept = _snapshot_and_previous(memory, way.path, bundle.format)
     previous = kept.digest
     changes = diff(previous, snapshot, newer_from_the_store=True) \
         if previous and previous.get("hash") != snapshot["hash"] else None
-    write_bundle(snapshot, path, bundle.format, changes=changes, previous_layout=kept.layout,
-                 previous_looks=kept.looks, previous_files=kept.files)
-    record_written(path, bundle.format, snapshot["hash"])
-    return Regeneration(bundle, True, snapshot["hash"], kept.notes() + kept_note(path, bundle.format))
+    write_bundle(snapshot, way, bundle.format, changes=changes, previous_layout=kept.layout,
+                 previous_looks=kept.looks, take_over=take_over)
+    return Regeneration(bundle, True, snapshot["hash"], kept.notes() + kept_note(way.path, bundle.format))
+
+
+def check_way(way: Way, fmt: str, *, take_over: bool = False) -> None:
+    """The way to the bundle at `way` passes through no link, nor is the bundle one (LinkOnTheWay);
+    a report there is a file memlens wrote, by its records (else BundleError), unless `take_over`.
+    Nothing is read or written. (A site's files are checked one by one as it is written.)"""
+    try:
+        with way.folder(create=False) as folder:
+            status = folder.status(way.name)
+            if status is None:
+                return
+            if fmt == "site":
+                folder.folder(way.name, create=False).close()   # refused if a link, or a file
+                return
+            check_replaceable(folder, way.name)
+            written = Written.of(way.path, fmt)
+            if take_over or written.sha(way.name, status) is not None or (
+                    written.shas(way.name) and sha256_hex(folder.read(way.name, 1 << 30)) in written.shas(way.name)):
+                return
+    except FileNotFoundError:
+        return   # folders still to be made: checked as they are made
+    raise BundleError(f"{way.path} is not the report memlens wrote there (by its records in $MEMLENS_HOME: edited, "
+                      "replaced by a checkout, or written by someone else); memlens replaces only what it wrote, so "
+                      "it was left as it was: check it, then remove it, or write it yourself once (memlens export "
+                      "--format html -o PATH)")
+
+
+def _sweep(way: Way, fmt: str) -> None:
+    """Remove what killed writers of the bundle left beside it (or, in a site, among its files)."""
+    try:
+        with way.folder(create=False) as folder:
+            sweep_in(folder, way.name)
+            if fmt == "site":
+                from .site.folder import SiteFolder
+
+                with folder.folder(way.name, create=False) as root:
+                    site = SiteFolder(root, Written.of(way.path, fmt))
+                    site.sweep_debris()
+                    site.close()
+    except (FileNotFoundError, BundleError):
+        pass
 
 
 def kept_note(path: Path, fmt: str) -> tuple[str, ...]:
     """What a site holds that memlens did not write (and so kept), said in one note."""
     if fmt != "site":
         return ()
-    from .site.folder import not_ours
+    site = Written.of(path, fmt).site
+    kept, listed = site.get("kept") or [], site.get("listed") or []
+    notes = []
+    if kept:
+        notes.append(f"kept what memlens did not write: {_some(kept)}")
+    if listed:
+        notes.append(f"its old manifest listed what memlens did not write, neither carried nor removed: {_some(listed)}")
+    return tuple(notes)
 
-    kept = not_ours(path)
-    if not kept:
-        return ()
-    shown = ", ".join(kept[:5]) + (f" and {len(kept) - 5} more" if len(kept) > 5 else "")
-    return (f"kept what memlens did not write: {shown}",)
+
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _snapshot_and_previous(memory: "Memory", path: Path, fmt: str) -> tuple[dict[str, Any], "CarriedOver"]:
     """The store's sealed snapshot, and what the bundle at `path` carries over to the next one, read
     at the same time: the bundle in a worker forked before the snapshot exists, so that it copies
-    little. At 100,000 entities reading a site's graph page takes 1.2 s and checking its files
-    (previous.checked_files) 5 s, beside the snapshot's 7."""
+    little. At 100,000 entities reading a site's graph page takes 1.2 s, beside the snapshot's 7."""
     from .reading import bundle_exists, carried_over
     from .workers import can_fork, with_workers
 
     if not (can_fork() and bundle_exists(path, fmt)):
         return memory.sealed_snapshot(), carried_over(path, fmt)
-
-    def read_previous() -> "CarriedOver":
-        kept = carried_over(path, fmt)
-        if fmt == "site":
-            from .site.previous import checked_files
-            kept.files = checked_files(path)
-        return kept
-
-    snapshot, [kept] = with_workers(memory.sealed_snapshot, [(read_previous, "reading the bundle it replaces")])
+    snapshot, [kept] = with_workers(memory.sealed_snapshot,
+                                    [(lambda: carried_over(path, fmt), "reading the bundle it replaces")])
     return snapshot, kept
 
 
-def write_bundle(snapshot: dict[str, Any], path: Path, fmt: str, *, changes: dict | None = None,
+def write_bundle(snapshot: dict[str, Any], where: Path | Way, fmt: str, *, changes: dict | None = None,
                  show_superseded: bool = False,
                  previous_layout: dict[str, tuple[float, float]] | None = None,
                  previous_looks: dict[str, "TypeLook"] | None = None,
-                 previous_files: "CheckedFiles | None" = None) -> None:
+                 take_over: bool = True) -> None:
     """`previous_layout` and `previous_looks` (see `reading.carried_over`) keep those entities where
-    they were and those types' colours and shapes; `previous_files`, a site's files as checked
-    before (site/previous.py). The bundle carries the snapshot's seal, for `memlens verify` (made
-    here unless the snapshot came sealed)."""
+    they were and those types' colours and shapes. `where`: a path as the user names it, or the way
+    to a configured bundle. `take_over`: a file memlens did not write at the bundle's place may be
+    replaced (the user's own export or view), else it is refused (a regeneration). The bundle
+    carries the snapshot's seal, for `memlens verify` (made here unless the snapshot came sealed)."""
     snapshot = sealed_once(snapshot)
     if fmt == "site":
         from memlens.viewer.site.build import write_site
 
-        write_site(snapshot, path, changes=changes, previous_layout=previous_layout, previous_looks=previous_looks,
-                   previous_files=previous_files)
+        write_site(snapshot, where, changes=changes, previous_layout=previous_layout, previous_looks=previous_looks,
+                   take_over=take_over)
     else:
         from memlens.viewer.report.write import write_report
 
-        write_report(snapshot, path, show_superseded=show_superseded, changes=changes,
+        write_report(snapshot, where, show_superseded=show_superseded, changes=changes,
                      previous_layout=previous_layout, previous_looks=previous_looks)
 
 
@@ -298,12 +327,15 @@ def after_maintenance(memory: "Memory") -> str:
     bundles = configured(memory.path)
     if not bundles:
         return ""   # nothing to do, nothing to say: `memlens maintain` prints no line for it
+    from .cli.app import error_line   # the one line every error becomes
+
     messages, failures = [], []
     for bundle in bundles:
         try:
             messages.append(regenerate(memory, bundle).message())
         except Exception as exc:  # one broken bundle must not stop the others
-            failures.append(f"{bundle.path}: {type(exc).__name__}: {exc}")
+            why = error_line(exc)
+            failures.append(why if bundle.path in why else f"{bundle.path}: {why}")
     if failures:
         raise BundleError("; ".join(failures + messages))
     return "; ".join(messages)

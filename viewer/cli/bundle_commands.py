@@ -266,7 +266,8 @@ def verify(bundle, as_json):
 
     Recomputes the digest of every entity, fact, contradiction and dismissal, the ledger's hash
     chain and the snapshot's hash (the seal); for a report, draws its page again from that data
-    and compares every byte; for a site, every file's sha256 in its manifest. Exits 1 naming the
+    and compares every byte; for a site, writes every file again from that data and compares
+    every byte (what else its folder holds, a CNAME or a .git, is named). Exits 1 naming the
     first thing that differs: an entity, a fact, a ledger row, a file or a place in the page.
 
     It proves integrity, not authorship: the bundle is what memlens writes from the data it
@@ -279,7 +280,7 @@ def verify(bundle, as_json):
     """
     checked = verify_bundle(bundle)
     if "files" in checked:
-        what = f", {checked['files']} files"
+        what = f", {checked['files']} files{' (every byte)' if checked.get('page') else ''}"
     elif checked.get("page"):
         what = " and every byte of the page"
     else:
@@ -294,6 +295,10 @@ def _echo_verified(bundle: str, checked: dict, what: str) -> None:
                          f"match its sealed data; hash {checked['hash'][:19]}"))
     if "unchecked" in checked:
         click.echo(printable(f"note: {checked['unchecked']}"))
+    if checked.get("not_ours"):
+        shown = checked["not_ours"]
+        click.echo(printable(f"note: the folder also holds what is not the site's, not checked: {', '.join(shown[:5])}"
+                             + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")))
     click.echo(f"this proves {PROVES}")
 
 

@@ -9,13 +9,14 @@ import click
 
 from memlens.store import datasets, importers
 from memlens.store.canonical import indented_json
+from memlens.store.checked_folder import Way
 from memlens.store.errors import BundleError
 from memlens.store.mcp_memory_import import import_memory_file
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
 from memlens.viewer import regeneration
-from memlens.viewer.atomic import atomic_write
+from memlens.viewer.atomic import write_named
 from memlens.viewer.reading import read_bundle
 
 from . import fast_exit
@@ -47,7 +48,7 @@ def write_json(snapshot: dict, path: Path) -> None:
         with path.open("w", encoding="utf-8", newline="\n") as out:   # the bytes a file gets, on Windows too
             out.write(text)
         return
-    atomic_write(path, text)
+    write_named(path, text)
 
 
 def write_format(snapshot: dict, fmt: str, path: Path, *, show_superseded: bool = False) -> None:
@@ -146,7 +147,7 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
         return
     emit(as_json, {"format": fmt, "path": str(path), "hash": snapshot["hash"], "stats": snapshot["stats"]},
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
-    for message in regeneration.kept_note(path, fmt):
+    for message in regeneration.kept_note(Way.named(path).path, fmt):
         note(message)
 
 
@@ -224,7 +225,7 @@ def view(out, no_open, show_superseded, if_changed, source, lenient, allow_empty
         _refuse_memory_file_flags(source, lenient, allow_empty)
         with read_memory(db, dataset) as memory:
             path = Path(out) if out else default_report(datasets.report_name(memory.path))
-            done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
+            done = regeneration.regenerate(memory, regeneration.Bundle.named(path, "html"))
         for message in done.notes:
             note(message)
     else:
@@ -235,11 +236,10 @@ def view(out, no_open, show_superseded, if_changed, source, lenient, allow_empty
             fast_exit.leave(snapshot)
             progress.advance()
             path = Path(out) if out else default_report(name)
-            unchanged = if_changed and regeneration.holds(path, "html", snapshot["hash"])
+            unchanged = if_changed and regeneration.holds(Way.named(path), "html", snapshot["hash"])
             if not unchanged:
                 progress.stage("writing the report")
                 write_format(snapshot, "html", path, show_superseded=show_superseded)
-                regeneration.record_written(path, "html", snapshot["hash"])   # for the next --if-changed
             progress.advance()
         done = regeneration.Regeneration(regeneration.Bundle(str(path), "html"), not unchanged, snapshot["hash"])
     emit(as_json, {"path": str(path), "hash": done.hash, "written": done.written},

@@ -259,8 +259,8 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
     if folded:
         drawing = environment().get_template("_timeline.html").module.timeline_drawing
         blocks = [*blocks, drawings_block({t.anchor: str(drawing(t)) for t in folded})]
-    if site is None:  # a site's pages are checked against its manifest instead
-        blocks = [*blocks, page_record_block(page_record(changes))]
+    # what `memlens verify` draws the page (a site: every page) again with
+    blocks = [*blocks, page_record_block(page_record(changes))]
     links: Links = site.links if site else ReportLinks(index.entities, index.facts)
     common = dict(
         dataset=str(snapshot.get("dataset") or ""),

@@ -41,14 +41,11 @@ def check_page(page: bytes, path: str, blocks: dict[str, dict[str, Any]], snapsh
     """Raise SnapshotAltered naming the first place where `page` differs from the page memlens draws
     from `blocks` (read from it, with PAGE_BLOCK) and `snapshot` (decoded from them, seal checked)."""
     record = blocks.get(PAGE_BLOCK)
-    version = blocks[MAIN_BLOCK].get("version")
-    if record is None:
-        return PageCheck(False, f"it is a {version} report from before reports recorded what drew them")
-    if record.get("renderer") != renderer_id():
-        drawn_by, ours = str(record.get("memlens"))[:40], memlens_version()
-        other = f"memlens {drawn_by}" if drawn_by != ours else f"a memlens {ours} with other templates or page code"
-        return PageCheck(False, f"it was drawn by {other}, which this memlens ({ours}) cannot draw again byte for byte")
-    _check_changes(record.get("changes"), snapshot, path)
+    why = drawn_by_other_code(record, f"a {blocks[MAIN_BLOCK].get('version')} report from before reports recorded "
+                                      "what drew them")
+    if why is not None:
+        return PageCheck(False, why)
+    check_changes(record.get("changes"), snapshot, path)
     expected = _drawn_again(blocks, snapshot, record, path)
     place = first_difference(page, expected, snapshot)
     if place is not None:
@@ -57,7 +54,19 @@ def check_page(page: bytes, path: str, blocks: dict[str, dict[str, Any]], snapsh
     return PageCheck(True)
 
 
-def _check_changes(changes: Any, snapshot: dict[str, Any], path: str) -> None:
+def drawn_by_other_code(record: dict[str, Any] | None, without_record: str) -> str | None:
+    """Why a bundle whose page carries `record` (PAGE_BLOCK) cannot be drawn again here byte for
+    byte ("it is `without_record`" where it has none); None if it can."""
+    if record is None:
+        return f"it is {without_record}"
+    if record.get("renderer") != renderer_id():
+        drawn_by, ours = str(record.get("memlens"))[:40], memlens_version()
+        other = f"memlens {drawn_by}" if drawn_by != ours else f"a memlens {ours} with other templates or page code"
+        return f"it was drawn by {other}, which this memlens ({ours}) cannot draw again byte for byte"
+    return None
+
+
+def check_changes(changes: Any, snapshot: dict[str, Any], path: str) -> None:
     """The changes the panel shows name this snapshot's records as its data does: each item is what
     snapshot_diff.diff makes of its id from this snapshot (names, the superseding fact, the entity
     merged into), and the newer end is this snapshot. Which ids changed, and the older end, are the
@@ -104,15 +113,31 @@ def _drawn_again(blocks: dict[str, dict[str, Any]], snapshot: dict[str, Any], re
                  path: str) -> bytes:
     from .page import report_chunks   # jinja2 and the layout: only once the data checked out
 
+    layout, looks = drawing_of(blocks, path)
+    try:
+        chunks = report_chunks(snapshot, show_superseded=blocks[MAIN_BLOCK]["showSuperseded"],
+                               changes=record.get("changes"), previous_layout=layout, previous_looks=looks)
+        return "".join(chunks).encode("utf-8")
+    except DRAWING_FAILS as exc:
+        raise cannot_draw(path, exc) from None
+
+
+DRAWING_FAILS = (MemlensError, KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+def cannot_draw(path: str, exc: Exception) -> SnapshotAltered:
+    return SnapshotAltered(f"{path}: its page cannot be drawn again from its own data "
+                           f"({f'{type(exc).__name__}: {exc}'[:200]})")
+
+
+def drawing_of(blocks: dict[str, dict[str, Any]], path: str
+               ) -> tuple[dict[str, tuple[float, float]], dict[str, TypeLook]]:
+    """Where a page drew each entity and each type's look, from its main data block."""
     main = blocks[MAIN_BLOCK]
     try:
-        looks = {t["name"]: TypeLook(t["color"], t["shape"]) for t in main["types"]}
-        chunks = report_chunks(snapshot, show_superseded=main["showSuperseded"], changes=record.get("changes"),
-                               previous_layout=decode_layout(main), previous_looks=looks)
-        return "".join(chunks).encode("utf-8")
-    except (MemlensError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-        reason = f"{type(exc).__name__}: {exc}"[:200]
-        raise SnapshotAltered(f"{path}: its page cannot be drawn again from its own data ({reason})") from None
+        return decode_layout(main), {t["name"]: TypeLook(t["color"], t["shape"]) for t in main["types"]}
+    except DRAWING_FAILS as exc:
+        raise cannot_draw(path, exc) from None
 
 
 def first_difference(page: bytes, expected: bytes, snapshot: dict[str, Any]) -> str | None:

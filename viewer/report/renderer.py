@@ -19,8 +19,9 @@ from memlens.store.snapshot import memlens_version
 from ..model.changes import shown_changes
 from . import assets
 
-# what draws a report: the page's code, the models it draws, its templates and its own assets
-_PACKAGES = ("memlens.viewer.report", "memlens.viewer.model", "memlens.templates", "memlens.static")
+# what draws a report or a site: the pages' code, the models they draw, their templates and own assets
+_PACKAGES = ("memlens.viewer.report", "memlens.viewer.site", "memlens.viewer.model", "memlens.templates",
+             "memlens.static")
 _SOURCES = (".py", ".html", ".js", ".css")
 
 

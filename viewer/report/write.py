@@ -2,27 +2,39 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_write
+from memlens.store.checked_folder import Way
+
+from ..atomic import replace_file
 from ..model.palette import TypeLook
+from ..written import Written, mark_of
 from .page import report_chunks
 
 
-def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str], *,
+def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str] | Way, *,
                  show_superseded: bool = False, changes: dict[str, Any] | None = None,
                  previous_layout: dict[str, tuple[float, float]] | None = None,
                  previous_looks: dict[str, TypeLook] | None = None) -> Path:
-    """Render `snapshot` and atomically replace `path` with it; returns the resolved path.
+    """Render `snapshot` and atomically replace the report at `path` (as the user names it, or the
+    way to a configured one) with it, never through a link on the way; returns its path. What was
+    written is recorded (viewer/written.py), so that a regeneration may replace it.
 
     `changes` (from `memlens.store.snapshot_diff.diff`) adds the "Changes since ..." panel;
     `previous_layout` (entity id -> position) keeps those entities where they were, and
     `previous_looks` (type -> look) those types' colours and shapes.
     """
-    target = Path(path).resolve()
+    way = path if isinstance(path, Way) else Way.named(path)
     # fails before any file is touched
     chunks = report_chunks(snapshot, show_superseded=show_superseded, changes=changes,
                            previous_layout=previous_layout, previous_looks=previous_looks)
-    return atomic_write(target, chunks)
+    digest = hashlib.sha256()
+    with way.folder(create=True) as folder:
+        status = replace_file(folder, way.name, chunks, digest=digest)
+    written = Written(str(way.path), "html")
+    written.files, written.hash = {way.name: [mark_of(digest.hexdigest(), status)]}, snapshot.get("hash")
+    written.save()
+    return way.path

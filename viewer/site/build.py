@@ -37,10 +37,10 @@ from typing import Any, Callable
 from markupsafe import Markup
 
 from memlens.store.canonical import canonical_text
+from memlens.store.checked_folder import Way
 from memlens.store.snapshot import memlens_version
 
-from memlens.store.temporaries import remove
-from ..model.changes import changes_view
+from ..model.changes import changes_view, shown_changes
 from ..model.layout import Layout, compute_layout
 from ..model.link_graph import link_graph
 from ..model.links import SiteLinks, entity_page_names, file_key
@@ -54,12 +54,12 @@ from ..model.worklist import KindGroup, dismissal_groups, task_of, worklist_grou
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment, fact_words_in
 from .entity_page import EntityHead, all_pages, entity_main, group_label, group_page, pager, table_page
-from .delta import Reach, RowsShown, Writes, reach_of, writes_since
+from .delta import Previous, Reach, RowsShown, Writes, reach_of, writes_since
 from .entity_plan import SitePlans, card_size, group_pages_prefix, table_pages
-from .folder import Carry, Emit, SiteFolder, building_folder, check_target, keep_not_ours, swap_in
+from .folder import Carry, Emit, SiteFolder, site_folder
 from .items import SiteItems, h
 from .page_inputs import PageInputs, RecordTexts
-from .previous import CheckedFiles, PreviousSite
+from ..written import Written
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 200          # open contradictions shown with both facts; the rest are counted (and listed
@@ -225,7 +225,7 @@ class SiteBuild:
             self.write_graph_page(emit)
             self.write_other_pages(emit)
             return
-        writes = self.writes_since(folder.previous)
+        writes = self.writes_since(folder)
         if writes is None:
             # digested here, each record once, or each half of the entities would digest nearly
             # all of them (a fact has two ends, a ledger row names two or three entities)
@@ -242,7 +242,7 @@ class SiteBuild:
 
         def the_rest() -> None:
             # the entity pages are mostly carried over: the graph page, begun first, is half of what is left
-            reach = self.reach(writes, folder.previous)
+            reach = self.reach(writes, folder)
             folder.split(self.snapshot["entities"], lambda entities, emit: self.write_entity_pages(
                 entities, emit, folder.reuse, folder.carry, reach),
                 [(lambda emit: self.write_other_pages(emit, folder.reuse, folder.carry, reach), "the list and ledger pages")])
@@ -253,13 +253,18 @@ class SiteBuild:
         emit("index.html", self.index_page())
         emit("layout.json", self.layout_json())
 
-    def writes_since(self, previous: PreviousSite | None) -> Writes | None:
-        """The writes since the previous site, when they can be followed (see delta.py)."""
-        if previous is None:
+    def writes_since(self, folder: SiteFolder) -> Writes | None:
+        """The writes since the site memlens last wrote in `folder`, when they can be followed (see delta.py)."""
+        built_from = folder.written.site.get("built_from")
+        if not (isinstance(built_from, list) and len(built_from) == 3):
             return None
-        return writes_since(self.snapshot, self.index, previous.built_from, self.inputs.base_digest(), self.kept_looks)
+        return writes_since(self.snapshot, self.index, Previous(*built_from), self.inputs.base_digest(), self.kept_looks)
 
-    def reach(self, writes: Writes, previous: PreviousSite) -> Reach:
+    def built_from(self) -> list[Any]:
+        """What the next regeneration follows the writes since from (delta.Previous)."""
+        return [self.snapshot.get("hash"), len(self.snapshot.get("ledger", [])), self.inputs.base_digest()]
+
+    def reach(self, writes: Writes, previous: SiteFolder) -> Reach:
         """The pages `writes` may have changed (see delta.py)."""
 
         def spilling(entity_id: str) -> set[str]:
@@ -268,7 +273,7 @@ class SiteBuild:
                 return set()
             now = {group.key for group in self.plans[entity_id].groups if group.pages}
             before = {group.key for group in self.plans[entity_id].groups
-                      if previous.has_files_starting("entities/" + group_pages_prefix(page, group.key))}
+                      if previous.had_files_starting("entities/" + group_pages_prefix(page, group.key))}
             return now | before
 
         return reach_of(writes, self.snapshot, self.index, self.rows_shown, spilling)
@@ -538,42 +543,44 @@ class SiteBuild:
         view = changes_view(self.changes, self.snapshot, self.top, self.index)
         return self.render("site_changes.html", page=self.frame("", "Changes", "changes"), changes=view)
 
-    def manifest(self, files: dict[str, str], inputs: dict[str, str]) -> str:
-        """`inputs`: each entity and ledger page's input digest (see page_inputs.py), which the
-        next regeneration compares to skip rendering it."""
+    def manifest(self, files: dict[str, str]) -> str:
+        """What the site is, and each file's sha256 (`files`, every file but the manifest)."""
         s = self.snapshot
         return json.dumps({
             "memlens_version": memlens_version(), "dataset": s.get("dataset"), "format": s.get("format"),
             "hash": s.get("hash"), "generated_at": s.get("generated_at"), "counts": s.get("stats") or {},
-            "inputs_base": self.inputs.base_digest(),
-            "files": dict(sorted(files.items())), "inputs": dict(sorted(inputs.items())),
+            "files": dict(sorted(files.items())),
         }, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str], *,
+def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str] | Way, *,
                changes: dict[str, Any] | None = None,
                previous_layout: dict[str, tuple[float, float]] | None = None,
                previous_looks: dict[str, TypeLook] | None = None,
-               previous_files: CheckedFiles | None = None) -> Path:
-    """Write `snapshot` as a static site at `directory` (replaced atomically); returns its path.
+               take_over: bool = True) -> Path:
+    """Write `snapshot` as a static site in the folder `directory` (as the user names it, or the way
+    to a configured one); returns its path. Only memlens's own files are written, replaced or
+    removed, and only those it recorded writing (site/folder.py); everything else stays.
 
     `changes` (from `memlens.store.snapshot_diff.diff`) adds changes.html and a panel on the graph;
     `previous_layout` (entity id -> position, the old site's layout.json) keeps those entities
-    where they were, and `previous_looks` (type -> look) those types' colours and shapes;
-    `previous_files`, the old site's files as checked beforehand (previous.checked_files).
+    where they were, and `previous_looks` (type -> look) those types' colours and shapes.
+    `take_over`: a file memlens did not write at a place the site writes may be replaced (an
+    export the user asked for); otherwise it is refused (a regeneration), and nothing is written.
     """
-    target = Path(directory).resolve()
-    check_target(target)
-    building = building_folder(target)
-    try:
-        folder = SiteFolder(building, PreviousSite.read(target, previous_files))
-        site = SiteBuild(snapshot, changes, previous_layout, previous_looks)
-        site.write(folder.emit, folder)
-        manifest = site.manifest(folder.hashes, folder.inputs)
-        (building / "manifest.json").write_bytes(manifest.encode("utf-8"))   # "\n" on Windows too
-        keep_not_ours(target, building, set(folder.hashes))
-        swap_in(building, target)
-    except BaseException:
-        remove(building)
-        raise
-    return target
+    way = directory if isinstance(directory, Way) else Way.named(directory)
+    written = Written.of(way.path, "site")
+    with way.folder(create=True) as parent, site_folder(parent, way.name, written) as root:
+        folder = SiteFolder(root, written, take_over=take_over)
+        try:
+            site = SiteBuild(snapshot, shown_changes(changes) if changes is not None else None,
+                             previous_layout, previous_looks)
+            site.write(folder.emit, folder)
+            folder.emit("manifest.json", site.manifest(dict(folder.hashes)))
+            folder.commit(snapshot.get("hash"), {"built_from": site.built_from()})
+        except BaseException:
+            folder.abandon()
+            raise
+        finally:
+            folder.close()
+    return way.path
