@@ -112,11 +112,11 @@ def run() -> None:
 
 
 def _register() -> None:
-    from . import (bundle_commands, demo_command, export_commands, mcp_command, migrate_command, read_commands,
-                   write_commands)
+    from . import (bundle_commands, demo_command, export_commands, hook_commands, mcp_command, migrate_command,
+                   read_commands, write_commands)
 
-    for module in (write_commands, read_commands, export_commands, bundle_commands, demo_command, mcp_command,
-                   migrate_command):
+    for module in (write_commands, read_commands, export_commands, bundle_commands, hook_commands, demo_command,
+                   mcp_command, migrate_command):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -1,0 +1,82 @@
+"""`memlens hooks status`: whether what a host's files name actually works. The MCP server is
+started as the host would start it and asked for its tools; the memlens a hook names is run."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from .commands import is_memlens_path, split_line
+from .pieces import Found
+
+CHECK_TIMEOUT = 30   # seconds for one check; a cold `memlens mcp` starts in about one
+_HANDSHAKE = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "memlens-hooks-status", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
+
+def check(found: Found, folder: Path, dialect: str) -> tuple[bool, str]:
+    """(works, what was seen) for an installed piece."""
+    entry = found.value
+    if isinstance(entry, dict) and "args" in entry and "command" in entry:
+        return server_lists_tools(entry, folder)
+    memlens = _memlens_of(entry, dialect)
+    if memlens is None:
+        return False, "names no memlens command memlens can check"
+    if "brief" in found.piece.label:
+        return _runs([memlens, "brief"], folder, "the brief")
+    return _runs([memlens, "--version"], folder, "memlens")
+
+
+def server_lists_tools(entry: dict[str, Any], folder: Path) -> tuple[bool, str]:
+    command, args = entry.get("command"), entry.get("args", [])
+    if not isinstance(command, str) or not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return False, "its command is not a program and a list of arguments"
+    request = "".join(json.dumps(message) + "\n" for message in _HANDSHAKE)
+    try:
+        done = subprocess.run([command, *args], input=request, capture_output=True, text=True, cwd=folder,
+                              timeout=CHECK_TIMEOUT)
+    except FileNotFoundError:
+        return False, f"{command} does not exist"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return False, f"{command} did not answer ({error})"
+    for line in done.stdout.splitlines():
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(answer, dict) and answer.get("id") == 2 and isinstance(answer.get("result"), dict):
+            tools = answer["result"].get("tools", [])
+            return True, f"starts and lists {len(tools)} tools"
+    return False, _last_line(done.stderr) or f"started but listed no tools (exit status {done.returncode})"
+
+
+def _memlens_of(entry: Any, dialect: str) -> str | None:
+    hooks = entry.get("hooks") if isinstance(entry, dict) else None
+    handler = hooks[0] if isinstance(hooks, list) and hooks and isinstance(hooks[0], dict) else entry
+    line = handler.get("command") if isinstance(handler, dict) else None
+    words = split_line(line, dialect) if isinstance(line, str) else None
+    return words[0] if words and is_memlens_path(words[0]) else None
+
+
+def _runs(argv: list[str], folder: Path, what: str) -> tuple[bool, str]:
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=folder,
+                              timeout=CHECK_TIMEOUT)
+    except FileNotFoundError:
+        return False, f"{argv[0]} does not exist"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return False, f"{argv[0]} did not run ({error})"
+    if done.returncode != 0:
+        return False, f"{what} fails: {_last_line(done.stderr) or f'exit status {done.returncode}'}"
+    return True, f"{what} runs ({argv[0]})"
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
