@@ -10,7 +10,7 @@ from typing import Any
 
 from .commands import POSIX, command_line, is_memlens_path, split_line
 from .host import (BRIEF_TIMEOUT, MAINTAIN_TIMEOUT, PROJECT, SESSION_SOURCES, Host, Place, brief_argv,
-                   maintain_argv, piece, same_but_memlens, server_entry)
+                   maintain_argv, piece, server_entry)
 from .pieces import Piece, SettingsFile
 
 NAME = "claude-code"
@@ -59,29 +59,27 @@ def mcp_memory_piece(place: Place, memory_file: Path | None) -> Piece:
     """The hook that imports the MCP memory server's file (at `memory_file`, or where the server
     keeps it when None) into its own dataset at each session's end, then rewrites that dataset's
     report if it changed."""
-    def group(file: str | None) -> dict[str, Any]:
+    def group(memlens: str, file: str | None) -> dict[str, Any]:
         source = [] if file is None else [file]
-        line = (command_line([str(place.memlens), "import", "--from", "mcp-memory", *source,
-                              "-d", MCP_MEMORY_DATASET, "--json"], POSIX) + " && " +
-                command_line([str(place.memlens), "view", "-d", MCP_MEMORY_DATASET, "--if-changed", "--no-open",
-                              "--json"], POSIX))
-        return _group("", line, MAINTAIN_TIMEOUT)
-
-    same = same_but_memlens(POSIX)
+        return _group("", command_line([memlens, "import", "--from", "mcp-memory", *source, "-d", MCP_MEMORY_DATASET,
+                                        "--json"], POSIX) + " && " +
+                      command_line([memlens, "view", "-d", MCP_MEMORY_DATASET, "--if-changed", "--no-open", "--json"],
+                                   POSIX), MAINTAIN_TIMEOUT)
 
     def recognise(found: Any) -> bool:
+        """This hook as any memlens wrote it, for any memory file."""
         try:
             line = found["hooks"][0]["command"]
-        except (KeyError, IndexError, TypeError):
+            words = split_line(line.split(" && ")[0], POSIX)
+        except (KeyError, IndexError, TypeError, AttributeError):
             return False
-        words = split_line(line, POSIX) if isinstance(line, str) else None
         if words and is_memlens_path(words[0]):
-            return same(found, group(words[4] if len(words) > 4 and words[4] != "-d" else None))
+            return found == group(words[0], words[4] if len(words) > 4 and words[4] != "-d" else None)
         return found == {"matcher": "", "hooks": [{"type": "command", "command": line, "timeout": 120}]} and \
             _OLDER_MCP_MEMORY.fullmatch(line) is not None
 
     return Piece("session-end mcp-memory import", settings(place), ("hooks", "SessionEnd"), None,
-                 group(None if memory_file is None else str(memory_file)), recognise)
+                 group(str(place.memlens), None if memory_file is None else str(memory_file)), recognise)
 
 
 HOST = Host(NAME, "Claude Code", "2.1.197", pieces)

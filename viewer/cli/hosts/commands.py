@@ -28,6 +28,7 @@ _NAMES = ("memlens", "memlens.exe")
 # cmd.exe has no quoting that keeps these literal inside "...": refused rather than guessed
 _CMD_UNSAFE = re.compile(r'["%!\r\n\x00]')
 _CMD_PLAIN = re.compile(r"[A-Za-z0-9_@+=:,./\\-]+")
+_POWERSHELL_PLAIN = re.compile(r"[A-Za-z0-9_+=:./\\-]+")   # no @ (splatting) nor , (arrays)
 
 
 def memlens_executable() -> Path:
@@ -64,7 +65,7 @@ def quote(argument: str, dialect: str) -> str:
     if dialect == POSIX:
         return shlex.quote(argument)
     if dialect == POWERSHELL:
-        return "'" + argument.replace("'", "''") + "'"
+        return argument if _POWERSHELL_PLAIN.fullmatch(argument) else "'" + argument.replace("'", "''") + "'"
     if _CMD_UNSAFE.search(argument):
         raise InvalidInput(f"{argument!r} holds a character cmd.exe cannot take literally (\", %, ! or a line "
                            "break); install memlens at a path without it")
@@ -74,7 +75,7 @@ def quote(argument: str, dialect: str) -> str:
 def command_line(argv: list[str], dialect: str) -> str:
     """A command line that runs `argv` (the program first) in `dialect`'s shell."""
     words = [quote(word, dialect) for word in argv]
-    # PowerShell runs a quoted program only through its call operator
+    # PowerShell runs a program named by a string only through its call operator
     return ("& " if dialect == POWERSHELL else "") + " ".join(words)
 
 

@@ -72,6 +72,7 @@ def remove_created(real: Path) -> None:
     if str(real) not in created:
         return
     real.unlink(missing_ok=True)
+    gone = [real]
     for folder in real.parents:
         if str(folder) not in created:
             break
@@ -79,7 +80,8 @@ def remove_created(real: Path) -> None:
             folder.rmdir()
         except OSError:   # not empty: something else lives there now
             break
-    _forget_created([real, *real.parents])
+        gone.append(folder)
+    _forget_created(gone)
 
 
 def created_by_memlens(real: Path) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 from .commands import is_memlens_path, split_line
 from .pieces import Found
 
-CHECK_TIMEOUT = 30   # seconds for one check; a cold `memlens mcp` starts in about one
+CHECK_TIMEOUT = 60   # seconds for one check; a cold `memlens mcp` starts in about one, more on a busy machine
 _HANDSHAKE = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize",
      "params": {"protocolVersion": "2025-06-18", "capabilities": {},
