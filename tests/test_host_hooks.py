@@ -108,7 +108,7 @@ SHAPES = {
     "codex": [
         (".codex/config.toml", ("mcp_servers", "memlens"), SERVER),
         (".codex/hooks.json", ("hooks", "SessionStart", -1), group(f"{BRIEF} codex", 30, "startup|resume|clear|compact")),
-        (".codex/hooks.json", ("hooks", "SessionEnd", -1), group(MAINTAIN, 60)),
+        (".codex/hooks.json", ("hooks", "SessionEnd", -1), group(MAINTAIN, 3)),   # Codex allows no more
     ],
     "gemini": [
         (".gemini/settings.json", ("mcpServers", "memlens"), SERVER),

@@ -8,12 +8,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .host import (BRIEF_TIMEOUT, MAINTAIN_TIMEOUT, PROJECT, SESSION_SOURCES, WINDOWS_CMD, Host, Place,
-                   brief_argv, maintain_argv, piece, server_entry)
 from .commands import command_line
+from .host import (BRIEF_TIMEOUT, PROJECT, SESSION_SOURCES, WINDOWS_CMD, Host, Place, brief_argv, maintain_argv,
+                   piece, server_entry)
 from .pieces import Piece
 
 NAME = "codex"
+# Codex gives a session-end hook at most 3 s ("clamping SessionEnd hook timeout to 3s" at every
+# start otherwise): enough for maintenance, not for rewriting a large site, which then waits for
+# the next session's end or `memlens maintain`.
+SESSION_END_TIMEOUT = 3
 
 
 def folder(place: Place) -> str:
@@ -39,7 +43,7 @@ def pieces(place: Place) -> list[Piece]:
         piece("session-start brief", hooks, ("hooks", "SessionStart"), None,
               group(brief_argv(place.memlens, NAME), BRIEF_TIMEOUT, SESSION_SOURCES), dialect),
         piece("session-end maintain", hooks, ("hooks", "SessionEnd"), None,
-              group(maintain_argv(place.memlens), MAINTAIN_TIMEOUT), dialect),
+              group(maintain_argv(place.memlens), SESSION_END_TIMEOUT), dialect),
     ]
 
 
