@@ -122,7 +122,10 @@ def hooks_uninstall(host, scope, as_json):
     pieces = host.pieces(place)
     if host.name == claude_code.NAME:
         pieces.append(claude_code.mcp_memory_piece(place, None))
-    _report(host, place, uninstall(pieces), [], as_json)
+    # the optional piece is named only where it was there
+    results = [(piece, outcome) for piece, outcome in uninstall(pieces)
+               if not (outcome == ABSENT and piece.label == claude_code.MCP_MEMORY_LABEL)]
+    _report(host, place, results, [], as_json)
 
 
 @hooks.command("status")
@@ -152,10 +155,14 @@ def hooks_status(host, scope, as_json):
 
 def _status_rows(host, place: Place) -> list[dict]:
     pieces = host.pieces(place)
-    if host.name == claude_code.NAME and place.scope == USER:
-        pieces.insert(0, claude_code.user_server(place))
+    if host.name == claude_code.NAME:
+        pieces.append(claude_code.mcp_memory_piece(place, None))
+        if place.scope == USER:
+            pieces.insert(0, claude_code.user_server(place))
     rows = []
     for found in find(pieces):
+        if found.state == ABSENT and found.piece.label == claude_code.MCP_MEMORY_LABEL:
+            continue
         works, seen = (None, None) if found.state == ABSENT else check(found, place.folder, host.dialect)
         rows.append({"host": host.name, "scope": place.scope, "piece": found.piece.label,
                      "file": str(found.piece.file.path), "state": _state(found), "works": works, "check": seen})

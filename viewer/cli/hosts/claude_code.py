@@ -20,6 +20,7 @@ OLDER_MAINTAIN = {"matcher": "", "hooks": [{"type": "command", "command": "memle
 _OLDER_MCP_MEMORY = re.compile(r'memlens import --from mcp-memory(?: "[^"]*")? -d mcp-memory --json'
                                r' && memlens view -d mcp-memory --if-changed --no-open --json')
 MCP_MEMORY_DATASET = "mcp-memory"
+MCP_MEMORY_LABEL = "session-end mcp-memory import"
 
 
 def _group(matcher: str, command: str, timeout: int) -> dict[str, Any]:
@@ -78,7 +79,7 @@ def mcp_memory_piece(place: Place, memory_file: Path | None) -> Piece:
         return found == {"matcher": "", "hooks": [{"type": "command", "command": line, "timeout": 120}]} and \
             _OLDER_MCP_MEMORY.fullmatch(line) is not None
 
-    return Piece("session-end mcp-memory import", settings(place), ("hooks", "SessionEnd"), None,
+    return Piece(MCP_MEMORY_LABEL, settings(place), ("hooks", "SessionEnd"), None,
                  group(str(place.memlens), None if memory_file is None else str(memory_file)), recognise)
 
 

@@ -60,7 +60,8 @@ def _memlens_of(entry: Any, dialect: str) -> str | None:
     hooks = entry.get("hooks") if isinstance(entry, dict) else None
     handler = hooks[0] if isinstance(hooks, list) and hooks and isinstance(hooks[0], dict) else entry
     line = handler.get("command") if isinstance(handler, dict) else None
-    words = split_line(line, dialect) if isinstance(line, str) else None
+    # the first command of a line that runs two (the mcp-memory import, then its report)
+    words = split_line(line.split(" && ")[0], dialect) if isinstance(line, str) else None
     return words[0] if words and is_memlens_path(words[0]) else None
 
 
