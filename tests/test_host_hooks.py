@@ -305,6 +305,9 @@ def test_windows_command_lines_quote_for_the_shell_each_host_uses():
     from memlens.store.errors import InvalidInput
     with pytest.raises(InvalidInput, match="cmd.exe"):
         command_line([r"C:\100%\memlens.exe"], CMD)
+    from memlens.viewer.cli.hosts.commands import is_memlens_path
+    assert is_memlens_path(argv[0]) and is_memlens_path("/opt/x/memlens") and is_memlens_path("D:/x/MEMLENS.EXE")
+    assert not any(map(is_memlens_path, ["memlens", r"bin\memlens.exe", "/opt/x/memlens-old", "C:memlens.exe"]))
 
 
 def test_each_host_writes_for_its_windows_shell(cli, places, monkeypatch):
@@ -415,6 +418,13 @@ def test_a_broken_or_odd_file_is_one_error_line_and_nothing_changes(cli, places,
     path.write_bytes(text.encode("utf-8", "surrogateescape") if text != "\xff" else b"\xff")
     said = error_and_nothing_written(cli, places, ["--host", host], fix=lambda: path.unlink())
     assert str(path) in said
+
+
+def test_a_file_where_a_settings_folder_should_be_is_one_error_line(cli, places):
+    (places["project"] / ".claude").write_text("not a folder")   # the second file claude-code writes
+    said = error_and_nothing_written(cli, places, ["--host", "claude-code"],
+                                     fix=lambda: (places["project"] / ".claude").unlink())
+    assert "cannot be written" in said
 
 
 def test_a_huge_settings_file_is_refused(cli, places):

@@ -36,6 +36,9 @@ def locate(path: Path, project: Path | None) -> Path:
                                      "not read or write a project's settings there: remove the link, or use --user")
     if path.is_symlink() and not real.exists():
         raise InvalidInput(f"{path} is a link to {real}, which does not exist; fix the link first")
+    for folder in real.parents:   # found now, before any file of the install is written
+        if os.path.lexists(folder) and not folder.is_dir():
+            raise InvalidInput(f"{real} cannot be written: {folder} is a file, not a folder")
     return real
 
 
@@ -61,7 +64,10 @@ def write_text(real: Path, text: str) -> None:
     memlens made."""
     made = [folder for folder in [*reversed(real.parents)] if not os.path.lexists(folder)]
     new = not os.path.lexists(real)
-    atomic_write(real, text)
+    try:
+        atomic_write(real, text)
+    except OSError as error:   # a file where a folder should be, a read-only folder
+        raise InvalidInput(f"{real} cannot be written: {error.strerror or error}") from None
     if new:
         _note_created([*made, real])
 
