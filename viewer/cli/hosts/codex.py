@@ -38,7 +38,7 @@ def pieces(place: Place) -> list[Piece]:
         return ({} if matcher is None else {"matcher": matcher}) | {"hooks": [handler]}
 
     return [
-        piece("MCP server", place.file(f"{base}/config.toml", "toml"), ("mcp_servers",), "memlens",
+        piece("MCP server", place.file(f"{base}/config.toml", "toml", skeleton=""), ("mcp_servers",), "memlens",
               server_entry(place.memlens), dialect),
         piece("session-start brief", hooks, ("hooks", "SessionStart"), None,
               group(brief_argv(place.memlens, NAME), BRIEF_TIMEOUT, SESSION_SOURCES), dialect),
@@ -54,4 +54,4 @@ def notes(place: Place) -> list[str]:
     return said
 
 
-HOST = Host(NAME, "Codex CLI", "0.171.0", pieces, notes, dialects=WINDOWS_CMD)
+HOST = Host(NAME, "Codex CLI", pieces, notes, dialects=WINDOWS_CMD)

@@ -24,4 +24,4 @@ def pieces(place: Place) -> list[Piece]:
     ]
 
 
-HOST = Host(NAME, "Cursor", "documentation only", pieces, dialects=WINDOWS_POWERSHELL)
+HOST = Host(NAME, "Cursor", pieces, dialects=WINDOWS_POWERSHELL)

@@ -35,4 +35,4 @@ def notes(place: Place) -> list[str]:
     return []
 
 
-HOST = Host(NAME, "Gemini CLI", "0.61.0", pieces, notes, dialects=WINDOWS_POWERSHELL)
+HOST = Host(NAME, "Gemini CLI", pieces, notes, dialects=WINDOWS_POWERSHELL)

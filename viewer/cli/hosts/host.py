@@ -39,7 +39,6 @@ class Place:
 class Host:
     name: str                                     # as `--host` takes it
     title: str
-    version_tried: str                            # the release the file shapes were tried against
     pieces: Callable[[Place], list[Piece]]
     notes: Callable[[Place], list[str]] = lambda place: []
     rules_file: Callable[[Place], Path | None] = lambda place: None

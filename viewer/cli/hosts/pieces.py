@@ -105,9 +105,10 @@ def _apply(pieces, edit_json, edit_toml) -> list[tuple[Piece, str]]:
     return results
 
 
-def _gone_if_as_made(text: str, file: SettingsFile, real_empty: bool) -> str | None:
-    """None (remove the file) when it is back to the skeleton memlens created it with."""
-    return None if real_empty and text == file.skeleton else text
+def _gone_if_as_made(text: str, file: SettingsFile) -> str | None:
+    """None (remove the file) when memlens created it and it is back to the skeleton it had then."""
+    created = settings_files.created_by_memlens(settings_files.locate(file.path, file.project))
+    return None if created and text == file.skeleton else text
 
 
 # --- JSON ---------------------------------------------------------------------------------------
@@ -171,8 +172,7 @@ def _create(doc: JsonText, piece: Piece) -> str:
     depth = len(piece.where)
     while doc.find(piece.where[:depth - 1]) is None:
         depth -= 1
-    parent = doc.find(piece.where[:depth - 1])
-    _expect(doc, parent, "object", Piece(piece.label, piece.file, piece.where[:depth - 1], None, None, bool))
+    parent = doc.find(piece.where[:depth - 1])   # an object: find refuses a path through anything else
     inner: Any = {piece.key: piece.value} if piece.key is not None else [piece.value]
     for part in reversed(piece.where[depth:]):
         inner = {part: inner}
@@ -211,8 +211,7 @@ def _uninstall_json(text: str | None, piece: Piece) -> tuple[str | None, str]:
         parent = doc.find(piece.where[:depth - 1])
         text = doc.remove(parent, [key for key, _ in parent.children].index(piece.where[depth - 1]))
         doc = _parse(text, piece.file)
-    return _gone_if_as_made(text, piece.file, settings_files.created_by_memlens(
-        settings_files.locate(piece.file.path, piece.file.project))), REMOVED
+    return _gone_if_as_made(text, piece.file), REMOVED
 
 
 # --- TOML (Codex CLI's config.toml) -------------------------------------------------------------
@@ -265,7 +264,7 @@ def _checked(new: str, expected: dict[str, Any], piece: Piece) -> str:
 
 
 def _install_toml(text: str | None, piece: Piece) -> tuple[str, str]:
-    text = "" if text is None else text
+    text = piece.file.skeleton if text is None else text
     data = _toml(text, piece.file)
     table = _toml_table(data, piece) or {}
     expected = _toml(text, piece.file)
@@ -310,6 +309,4 @@ def _uninstall_toml(text: str | None, piece: Piece) -> tuple[str | None, str]:
     del target[piece.key]
     if not target and piece.where and _toml_table(_toml(text[:start] + text[end:], piece.file), piece) is None:
         del expected[piece.where[0]]
-    new = _checked(text[:start] + text[end:], expected, piece)
-    real = settings_files.locate(piece.file.path, piece.file.project)
-    return (None if not new and settings_files.created_by_memlens(real) else new), REMOVED
+    return _gone_if_as_made(_checked(text[:start] + text[end:], expected, piece), piece.file), REMOVED
