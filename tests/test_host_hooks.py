@@ -521,3 +521,39 @@ def test_the_memlens_command_is_found_beside_this_python_when_started_otherwise(
     assert memlens_executable() == Path(sys.executable).parent / "memlens"
     monkeypatch.setattr(sys, "argv", [MEMLENS, "hooks"])
     assert str(memlens_executable()) == MEMLENS
+
+
+# --- the session-start brief, as each host reads it ---------------------------------------------
+
+def context_for(host: str, output: str) -> str:
+    """What `host` takes from a session-start hook's standard output, as its source reads it."""
+    shape = json.loads(output)
+    if host == "cursor":
+        return shape["additional_context"]
+    assert shape["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    return shape["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize("host", list(SHAPES))
+def test_each_hosts_session_start_hook_gives_the_brief_in_the_form_it_reads(cli, places, home, host):
+    from memlens.store import brief, datasets, demo
+
+    assert cli("hooks", "install", "--host", host).exit_code == 0
+    [(name, path, entry)] = [shape for shape in SHAPES[host] if "brief" in json.dumps(shape[2])]
+    command = at(read(places["project"] / name), path)
+    command = command["hooks"][0]["command"] if "hooks" in command else command["command"]
+    env = {"PATH": "/usr/bin:/bin", "MEMLENS_HOME": str(home), "HOME": os.environ["HOME"]}
+    hook_input = json.dumps({"session_id": "s-1", "hook_event_name": "SessionStart", "source": "startup",
+                             "cwd": str(places["project"])})
+
+    def start_a_session() -> subprocess.CompletedProcess:
+        return subprocess.run(["/bin/sh", "-c", command], input=hook_input, cwd=places["project"], env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    quiet = start_a_session()   # a project without memory: nothing to give, nothing said
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    demo.build(datasets.resolve(None, None)).close()
+    given = start_a_session()
+    assert given.returncode == 0 and given.stderr == ""
+    context = context_for(host, given.stdout)
+    assert "billing-service owned_by Priya Natarajan" in context and context.splitlines()[-1] == brief.DISCLAIMER
