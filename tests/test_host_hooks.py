@@ -462,6 +462,11 @@ def test_status_says_what_is_installed_and_whether_it_works(cli, places):
     assert rows["MCP server"]["state"] == "installed" and rows["MCP server"]["works"] is True
     assert "starts and lists" in rows["MCP server"]["check"]
     assert rows["session-end maintain"]["works"] is True
+    assert rows["session-start brief"]["works"] is True and "no memory" in rows["session-start brief"]["check"]
+    assert cli("remember", "alice:Person --works_at--> acme:Organization").exit_code == 0
+    rows = {row["piece"]: row for row in json.loads(cli("hooks", "status", "--host", "gemini", "--project",
+                                                        "--json").output)}
+    assert rows["session-start brief"]["works"] is True and "the brief runs" in rows["session-start brief"]["check"]
 
     settings = places["project"] / ".gemini" / "settings.json"
     settings.write_text(settings.read_text().replace(MEMLENS, "/nowhere/memlens"))

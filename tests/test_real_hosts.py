@@ -115,7 +115,8 @@ def test_claude_code_takes_the_brief_at_session_start(world):
     world.run(MEMLENS, "remember", "billing-service:Service --owned_by--> priya:Person")
     world.memlens("install", "--host", "claude-code")
     log = claude_debug_log(world)
-    assert "(SessionStart) provided additionalContext (" in log, log[-3000:]
+    said = f"Hook SessionStart ({MEMLENS} brief --for-host claude-code) provided additionalContext ("
+    assert said in log, log[-3000:]
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])
@@ -157,4 +158,4 @@ def test_gemini_runs_the_hooks(world):
     said = ran.stdout + ran.stderr
     assert "Hook execution for SessionEnd: 1 hooks executed successfully" in said, said[-3000:]
     if brief_command_exists(world):
-        assert "Hook execution for SessionStart: 1 succeeded" in said, said[-3000:]
+        assert "Hook execution for SessionStart: 1 hooks executed successfully" in said, said[-3000:]

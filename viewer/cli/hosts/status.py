@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from memlens.store import datasets
+
 from .commands import is_memlens_path, split_line
 from .pieces import Found
 
@@ -29,7 +31,10 @@ def check(found: Found, folder: Path, dialect: str) -> tuple[bool, str]:
     if memlens is None:
         return False, "names no memlens command memlens can check"
     if "brief" in found.piece.label:
-        return _runs([memlens, "brief"], folder, "the brief")
+        if not datasets.resolve(None, None).exists():
+            return True, f"no memory in {Path.cwd()} yet: the brief gives nothing, quietly ({memlens})"
+        # the brief as the hook gives it, but not recorded as given to a session
+        return _runs([memlens, "brief"], Path.cwd(), "the brief")
     return _runs([memlens, "--version"], folder, "memlens")
 
 
