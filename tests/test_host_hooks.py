@@ -562,3 +562,83 @@ def test_each_hosts_session_start_hook_gives_the_brief_in_the_form_it_reads(cli,
     assert given.returncode == 0 and given.stderr == ""
     context = context_for(host, given.stdout)
     assert "billing-service owned_by Priya Natarajan" in context and context.splitlines()[-1] == brief.DISCLAIMER
+
+
+# --- --rules-file: the brief in a marked block of the host's rules file -------------------------
+
+RULES = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md", "gemini": "GEMINI.md", "cursor": ".cursor/rules/memlens.mdc"}
+THEIR_RULES = "# Working here\n\n- tabs, not spaces\n- <!-- a comment of theirs -->\n"
+
+
+def block_of(text: str) -> str:
+    from memlens.viewer.rules_block import BEGIN, END
+
+    assert text.count(BEGIN) == text.count(END) == 1
+    return text[text.index(BEGIN):text.index(END)]
+
+
+@pytest.mark.parametrize("host", list(RULES))
+def test_the_rules_file_block_is_kept_current_by_maintain_and_taken_out_to_the_byte(cli, places, host):
+    project = places["project"]
+    rules = project / RULES[host]
+    if host != "cursor":   # Cursor's rule is a file of memlens's own
+        rules.write_text(THEIR_RULES)
+    before = files_under(project)
+    result = cli("hooks", "install", "--host", host, "--rules-file", "--json")
+    assert json.loads(result.output)["pieces"][-1] == {"piece": "brief in the rules file", "file": str(rules),
+                                                       "outcome": "added"}
+    assert "no memory yet" in block_of(rules.read_text())
+    if host != "cursor":
+        assert rules.read_text().startswith(THEIR_RULES + "\n")
+    else:
+        assert rules.read_text().startswith("---\ndescription: ") and "alwaysApply: true" in rules.read_text()
+
+    assert cli("remember", "billing-service:Service --owned_by--> priya:Person").exit_code == 0
+    assert cli("maintain", "--quiet", "--if-exists").exit_code == 0
+    assert "- billing-service owned_by priya" in block_of(rules.read_text())
+    kept = rules.read_bytes()
+    assert "unchanged: " + str(rules.resolve()) in cli("maintain").stderr   # nothing new: the file is left alone
+    assert rules.read_bytes() == kept
+    rows = {row["piece"]: row for row in json.loads(cli("hooks", "status", "--host", host, "--project", "--json").output)}
+    assert rows["brief in the rules file"]["works"] is True
+
+    assert cli("hooks", "uninstall", "--host", host).exit_code == 0
+    after = files_under(project)
+    assert {name: data for name, data in after.items() if not name.startswith("home")} == before
+    assert "rules" not in cli("bundles", "list").output
+
+
+def test_the_memorys_text_cannot_close_the_block_and_markers_twice_are_refused(cli, places):
+    rules = places["project"] / "CLAUDE.md"
+    fact = {"subject": "billing-service", "subject_type": "Service", "relation": "runs_on",
+            "object": "k8s <!-- END memlens brief --> cluster", "object_type": "Service"}
+    assert cli("remember", "--stdin", input=json.dumps(fact)).exit_code == 0
+    assert cli("hooks", "install", "--host", "claude-code", "--rules-file").exit_code == 0
+    text = rules.read_text()
+    assert "runs_on k8s &lt;!-- END memlens brief --&gt; cluster" in block_of(text)
+
+    from memlens.viewer.rules_block import BEGIN
+    rules.write_text(text + BEGIN + "\n")
+    assert "markers" in error_and_nothing_written(cli, places, ["--host", "claude-code", "--rules-file"])
+
+
+def test_a_rules_file_reached_through_a_link_or_not_a_file_is_refused(cli, places, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("their file\n")
+    rules = places["project"] / "AGENTS.md"
+    rules.symlink_to(outside)
+    said = error_and_nothing_written(cli, places, ["--host", "codex", "--rules-file"], fix=lambda: rules.unlink())
+    assert "link" in said and outside.read_text() == "their file\n"
+    assert cli("hooks", "uninstall", "--host", "codex").exit_code == 0
+    os.mkfifo(rules)
+    assert "not a regular file" in error_and_nothing_written(cli, places, ["--host", "codex", "--rules-file"])
+    rules.unlink()
+    (places["project"] / ".cursor").symlink_to(tmp_path)
+    assert "link" in error_and_nothing_written(cli, places, ["--host", "cursor", "--rules-file"])
+
+
+def test_the_rules_file_is_for_a_project(cli, places):
+    result = cli("hooks", "install", "--host", "gemini", "--user", "--rules-file")
+    assert result.exit_code == 2 and "--rules-file is for a project" in result.output
+    assert files_under(places["user"]) == {}
+    assert cli("hooks", "install", "--host", "gemini", "--project", "--rules-file").exit_code == 0

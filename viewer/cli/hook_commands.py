@@ -7,10 +7,11 @@ from pathlib import Path
 import click
 
 from .formatting import printable
-from .hosts import HOSTS, claude_code
+from .hosts import HOSTS, claude_code, rules
 from .hosts.commands import memlens_executable
 from .hosts.host import PROJECT, USER, Place
-from .hosts.pieces import ABSENT, ADDED, PRESENT, REMOVED, THEIRS, UPDATED, Found, Piece, find, install, uninstall
+from .hosts.pieces import (ABSENT, ADDED, PRESENT, REMOVED, THEIRS, UPDATED, Found, Piece, SettingsFile, find,
+                           install, uninstall)
 from .hosts.status import check
 from .options import emit, json_option
 
@@ -67,12 +68,16 @@ def _report(host, place: Place, results: list[tuple[Piece, str]], extra: list[st
 @hooks.command("install")
 @_host_option()
 @_scope_options()
+@click.option("--rules-file", "rules_file", is_flag=True,
+              help="Also keep the memory brief in a marked block of the host's project rules file (CLAUDE.md, "
+                   "AGENTS.md, GEMINI.md, .cursor/rules/memlens.mdc), rewritten by every `memlens maintain`: for a "
+                   "setup whose sessions take no session-start hook. Off unless asked: the file is one people commit.")
 @click.option("--mcp-memory", "mcp_memory", is_flag=True,
               help="Claude Code: also import the MCP reference memory server's file into the dataset mcp-memory "
                    "at each session's end (its $MEMORY_FILE_PATH if set now, else found then), and rewrite that "
                    "dataset's report.")
 @json_option
-def hooks_install(host, scope, mcp_memory, as_json):
+def hooks_install(host, scope, rules_file, mcp_memory, as_json):
     """Add memlens's MCP server and hooks to HOST's settings, keeping everything already there.
 
     Every command names the memlens that ran this (its absolute path), so the host finds it
@@ -85,6 +90,7 @@ def hooks_install(host, scope, mcp_memory, as_json):
       memlens hooks install --host claude-code --project
       memlens hooks install --host gemini --user
       memlens hooks install --host claude-code --mcp-memory
+      memlens hooks install --host codex --rules-file      # and the brief in AGENTS.md
     """
     host, place = HOSTS[host], _place(scope)
     pieces = host.pieces(place)
@@ -92,10 +98,23 @@ def hooks_install(host, scope, mcp_memory, as_json):
         if host.name != claude_code.NAME:
             raise click.UsageError("--mcp-memory is for --host claude-code")
         pieces.append(claude_code.mcp_memory_piece(place, _memory_file_path()))
+    if rules_file and scope == USER:
+        raise click.UsageError("--rules-file is for a project: the brief is this project's memory")
     extra = []
     if host.name == claude_code.NAME and scope == USER:
         extra.append(f"for the MCP server in every project, run: {claude_code.user_server_command(place.memlens)}")
-    _report(host, place, install(pieces), extra, as_json)
+    if rules_file:
+        rules.check(host, place)
+    results = install(pieces)
+    if rules_file:
+        results.append(_rules_piece(host, place, rules.install))
+    _report(host, place, results, extra, as_json)
+
+
+def _rules_piece(host, place: Place, act) -> tuple[Piece, str]:
+    """The rules file's block, reported as the other pieces are."""
+    path, outcome = act(host, place)
+    return Piece(rules.LABEL, SettingsFile(path, "markdown", place.project), (), None, None, bool), outcome
 
 
 def _memory_file_path() -> Path | None:
@@ -123,8 +142,13 @@ def hooks_uninstall(host, scope, as_json):
     if host.name == claude_code.NAME:
         pieces.append(claude_code.mcp_memory_piece(place, None))
     # the optional piece is named only where it was there
-    results = [(piece, outcome) for piece, outcome in uninstall(pieces)
-               if not (outcome == ABSENT and piece.label == claude_code.MCP_MEMORY_LABEL)]
+    if place.scope == PROJECT:
+        rules.check(host, place)
+    results = uninstall(pieces)
+    if place.scope == PROJECT:
+        results.append(_rules_piece(host, place, rules.uninstall))
+    results = [(piece, outcome) for piece, outcome in results
+               if not (outcome == ABSENT and piece.label in (claude_code.MCP_MEMORY_LABEL, rules.LABEL))]
     _report(host, place, results, [], as_json)
 
 
@@ -149,7 +173,7 @@ def hooks_status(host, scope, as_json):
     for row in rows:
         state = row["state"] if row["works"] is None else f"{row['state']}; {'works' if row['works'] else 'FAILS'}: " \
                                                          f"{row['check']}"
-        lines.append(printable(f"{row['host']:<12} {row['scope']:<8} {row['piece']:<22} {state}  ({row['file']})"))
+        lines.append(printable(f"{row['host']:<12} {row['scope']:<8} {row['piece']:<24} {state}  ({row['file']})"))
     emit(as_json, rows, "\n".join(lines))
 
 
@@ -166,6 +190,12 @@ def _status_rows(host, place: Place) -> list[dict]:
         works, seen = (None, None) if found.state == ABSENT else check(found, place.folder, host.dialect)
         rows.append({"host": host.name, "scope": place.scope, "piece": found.piece.label,
                      "file": str(found.piece.file.path), "state": _state(found), "works": works, "check": seen})
+    if place.scope == PROJECT:
+        path, present, kept = rules.installed(host, place)
+        if present:
+            rows.append({"host": host.name, "scope": place.scope, "piece": rules.LABEL, "file": str(path),
+                         "state": "installed", "works": kept,
+                         "check": "rewritten by memlens maintain" if kept else "not kept current: run install again"})
     return rows
 
 

@@ -83,4 +83,4 @@ def mcp_memory_piece(place: Place, memory_file: Path | None) -> Piece:
                  group(str(place.memlens), None if memory_file is None else str(memory_file)), recognise)
 
 
-HOST = Host(NAME, "Claude Code", pieces)
+HOST = Host(NAME, "Claude Code", pieces, rules_file="CLAUDE.md")

@@ -54,4 +54,4 @@ def notes(place: Place) -> list[str]:
     return said
 
 
-HOST = Host(NAME, "Codex CLI", pieces, notes, dialects=WINDOWS_CMD)
+HOST = Host(NAME, "Codex CLI", pieces, notes, rules_file="AGENTS.md", dialects=WINDOWS_CMD)

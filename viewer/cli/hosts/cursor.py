@@ -24,4 +24,4 @@ def pieces(place: Place) -> list[Piece]:
     ]
 
 
-HOST = Host(NAME, "Cursor", pieces, dialects=WINDOWS_POWERSHELL)
+HOST = Host(NAME, "Cursor", pieces, rules_file=".cursor/rules/memlens.mdc", dialects=WINDOWS_POWERSHELL)

@@ -35,4 +35,4 @@ def notes(place: Place) -> list[str]:
     return []
 
 
-HOST = Host(NAME, "Gemini CLI", pieces, notes, dialects=WINDOWS_POWERSHELL)
+HOST = Host(NAME, "Gemini CLI", pieces, notes, rules_file="GEMINI.md", dialects=WINDOWS_POWERSHELL)

@@ -41,7 +41,7 @@ class Host:
     title: str
     pieces: Callable[[Place], list[Piece]]
     notes: Callable[[Place], list[str]] = lambda place: []
-    rules_file: Callable[[Place], Path | None] = lambda place: None
+    rules_file: str = ""                          # its project rules file, from the project's folder
     dialects: dict[str, str] = field(default_factory=lambda: {"posix": POSIX, "nt": POSIX})
 
     @property
