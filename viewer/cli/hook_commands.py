@@ -10,8 +10,7 @@ from .formatting import printable
 from .hosts import HOSTS, claude_code, rules
 from .hosts.commands import memlens_executable
 from .hosts.host import PROJECT, USER, Place
-from .hosts.pieces import (ABSENT, ADDED, PRESENT, REMOVED, THEIRS, UPDATED, Found, Piece, SettingsFile, find,
-                           install, uninstall)
+from .hosts.pieces import ABSENT, ADDED, PRESENT, REMOVED, THEIRS, UPDATED, Found, Piece, find, install, uninstall
 from .hosts.status import check
 from .options import emit, json_option
 
@@ -54,13 +53,14 @@ def _place(scope: str) -> Place:
     return Place(scope, Path.cwd() if scope == PROJECT else Path.home(), memlens_executable())
 
 
-def _report(host, place: Place, results: list[tuple[Piece, str]], extra: list[str], as_json: bool) -> None:
+def _report(host, place: Place, results: list[tuple[str, Path, str]], extra: list[str], as_json: bool) -> None:
+    """Each piece's (label, file, outcome), and what the host asks of the user."""
     notes = host.notes(place) + extra
     data = {"host": host.name, "scope": place.scope, "memlens": str(place.memlens),
-            "pieces": [{"piece": piece.label, "file": str(piece.file.path), "outcome": outcome}
-                       for piece, outcome in results], "notes": notes}
+            "pieces": [{"piece": label, "file": str(path), "outcome": outcome} for label, path, outcome in results],
+            "notes": notes}
     lines = [f"{host.title} ({place.scope}):"]
-    lines += [f"  {piece.label}: {SAID[outcome]} {piece.file.path}" for piece, outcome in results]
+    lines += [f"  {label}: {SAID[outcome]} {path}" for label, path, outcome in results]
     lines += [f"note: {note}" for note in notes]
     emit(as_json, data, "\n".join(lines))
 
@@ -105,16 +105,14 @@ def hooks_install(host, scope, rules_file, mcp_memory, as_json):
         extra.append(f"for the MCP server in every project, run: {claude_code.user_server_command(place.memlens)}")
     if rules_file:
         rules.check(host, place)
-    results = install(pieces)
+    results = _rows(install(pieces))
     if rules_file:
-        results.append(_rules_piece(host, place, rules.install))
+        results.append((rules.LABEL, *rules.install(host, place)))
     _report(host, place, results, extra, as_json)
 
 
-def _rules_piece(host, place: Place, act) -> tuple[Piece, str]:
-    """The rules file's block, reported as the other pieces are."""
-    path, outcome = act(host, place)
-    return Piece(rules.LABEL, SettingsFile(path, "markdown", place.project), (), None, None, bool), outcome
+def _rows(results: list[tuple[Piece, str]]) -> list[tuple[str, Path, str]]:
+    return [(piece.label, piece.file.path, outcome) for piece, outcome in results]
 
 
 def _memory_file_path() -> Path | None:
@@ -141,14 +139,13 @@ def hooks_uninstall(host, scope, as_json):
     pieces = host.pieces(place)
     if host.name == claude_code.NAME:
         pieces.append(claude_code.mcp_memory_piece(place, None))
-    # the optional piece is named only where it was there
     if place.scope == PROJECT:
         rules.check(host, place)
-    results = uninstall(pieces)
+    results = _rows(uninstall(pieces))
     if place.scope == PROJECT:
-        results.append(_rules_piece(host, place, rules.uninstall))
-    results = [(piece, outcome) for piece, outcome in results
-               if not (outcome == ABSENT and piece.label in (claude_code.MCP_MEMORY_LABEL, rules.LABEL))]
+        results.append((rules.LABEL, *rules.uninstall(host, place)))
+    # the optional pieces are named only where they were there
+    results = [row for row in results if not (row[2] == ABSENT and row[0] in (claude_code.MCP_MEMORY_LABEL, rules.LABEL))]
     _report(host, place, results, [], as_json)
 
 
