@@ -196,6 +196,21 @@ def test_each_host_gets_its_pieces_in_its_own_format_and_uninstall_gives_the_byt
     assert files_under(folder) == before
 
 
+@pytest.mark.parametrize("host", ["claude-code", "gemini"])
+def test_a_file_with_windows_line_ends_keeps_them(cli, places, host):
+    project = places["project"]
+    for name, text in SEEDS[host].items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_bytes(text.replace("\n", "\r\n").encode())
+    before = files_under(project)
+    assert cli("hooks", "install", "--host", host).exit_code == 0
+    for name in SEEDS[host]:
+        data = (project / name).read_bytes()
+        assert b"memlens" in data and data.count(b"\n") == data.count(b"\r\n")
+    assert cli("hooks", "uninstall", "--host", host).exit_code == 0
+    assert files_under(project) == before
+
+
 @pytest.mark.parametrize("host", list(SHAPES))
 def test_files_memlens_created_are_removed_by_uninstall_and_kept_when_they_hold_more(cli, places, host):
     project = places["project"]
@@ -486,7 +501,8 @@ def test_the_user_scoped_claude_code_server_is_read_from_its_state_file_never_wr
     result = cli("hooks", "install", "--host", "claude-code", "--user", "--json")
     assert any("claude mcp add --scope user memlens -- " in note for note in json.loads(result.output)["notes"])
     rows = json.loads(cli("hooks", "status", "--host", "claude-code", "--user", "--json").output)
-    assert rows[0]["piece"] == "MCP server" and rows[0]["state"] == "installed" and rows[0]["works"] is True
+    assert rows[0]["piece"] == "MCP server" and rows[0]["state"] == "installed"
+    assert rows[0]["works"] is True, rows[0]["check"]
     assert state.read_bytes() == before
 
 

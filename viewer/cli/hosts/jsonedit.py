@@ -49,6 +49,7 @@ class JsonText:
     def __init__(self, text: str, *, name: str, comments: bool = False) -> None:
         self.name, self.comments = name, comments
         self.text = text
+        self.newline = "\r\n" if "\r\n" in text else "\n"   # a file from Windows keeps its line ends
         self.root = _Parser(text, name, comments).document()
         if self.root.kind != "object":
             raise InvalidInput(f"{name} does not hold a JSON object; fix it first")
@@ -83,18 +84,19 @@ class JsonText:
             interior = self.text[container.start + 1:close]
             if not interior.strip(_WHITESPACE):
                 rendered = _render(item, key, inner, unit)
-                return self._splice([(container.start + 1, close, f"\n{inner}{rendered}\n{outer}")])
+                return self._splice([(container.start + 1, close, self._lines(f"\n{inner}{rendered}\n{outer}"))])
         last = container.children[-1][1] if container.children else None
         if last is not None and "\n" not in self.text[container.start:container.end]:
             return self._splice([(last.end, last.end, ", " + _render(item, key, "", None))])
         at = self._last_newline(last.end if last else container.start + 1, close)
-        edits = [(at, at, f"\n{inner}{_render(item, key, inner, unit)}")]
+        edits = [(at, at, self._lines(f"\n{inner}{_render(item, key, inner, unit)}"))]
         if last is not None:
             edits.append((last.end, last.end, ","))
         return self._splice(edits)
 
     def replace(self, node: Node, value: Any) -> str:
-        return self._splice([(node.start, node.end, _render(value, None, self._line_indent(node.start), self._unit()))])
+        rendered = _render(value, None, self._line_indent(node.start), self._unit())
+        return self._splice([(node.start, node.end, self._lines(rendered))])
 
     def remove(self, container: Node, index: int) -> str:
         """`container` without its child `index`: the inverse of `add`."""
@@ -104,15 +106,15 @@ class JsonText:
         if len(items) == 1:
             if not self._has_comment(container.start + 1, container.end - 1):
                 return self._splice([(container.start + 1, container.end - 1, "")])
-            return self._splice([(self._line_start(begin) - 1 if whole_line else begin, target.end, "")])
+            return self._splice([(self._break_before(begin) if whole_line else begin, target.end, "")])
         if index == len(items) - 1:
             comma = self._comma_after(items[index - 1].end)
             if whole_line:
-                return self._splice([(comma, comma + 1, ""), (self._line_start(begin) - 1, target.end, "")])
+                return self._splice([(comma, comma + 1, ""), (self._break_before(begin), target.end, "")])
             return self._splice([(items[index - 1].end, target.end, "")])
         comma = self._comma_after(target.end)
         if whole_line:
-            return self._splice([(self._line_start(begin) - 1, comma + 1, "")])
+            return self._splice([(self._break_before(begin), comma + 1, "")])
         return self._splice([(begin, items[index + 1].lead, "")])
 
     # --- positions ---------------------------------------------------------------------------
@@ -126,6 +128,14 @@ class JsonText:
 
     def _line_start(self, position: int) -> int:
         return self.text.rfind("\n", 0, position) + 1
+
+    def _break_before(self, position: int) -> int:
+        """Where the line break before the line holding `position` begins."""
+        start = self._line_start(position) - 1
+        return start - 1 if self.text[start - 1:start] == "\r" else start
+
+    def _lines(self, text: str) -> str:
+        return text.replace("\n", self.newline) if self.newline != "\n" else text
 
     def _line_indent(self, position: int) -> str:
         line = self.text[self._line_start(position):position]
@@ -174,7 +184,9 @@ class JsonText:
     def _last_newline(self, start: int, end: int) -> int:
         """The last line break outside comments in [start, end), or `end` if there is none."""
         breaks = [a for a, _, comment in self._trivia(start, end) if not comment and self.text[a] == "\n"]
-        return breaks[-1] if breaks else end
+        if not breaks:
+            return end
+        return breaks[-1] - 1 if self.text[breaks[-1] - 1] == "\r" else breaks[-1]
 
     def _comma_after(self, position: int) -> int:
         for at, _, comment in self._trivia(position, len(self.text)):

@@ -3,7 +3,11 @@ started as the host would start it and asked for its tools; the memlens a hook n
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
+import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,26 +43,71 @@ def check(found: Found, folder: Path, dialect: str) -> tuple[bool, str]:
 
 
 def server_lists_tools(entry: dict[str, Any], folder: Path) -> tuple[bool, str]:
+    """Start the server as a host would and ask for its tools. Its input stays open until it has
+    answered: a server may drop what it was still doing when its input ends."""
     command, args = entry.get("command"), entry.get("args", [])
     if not isinstance(command, str) or not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         return False, "its command is not a program and a list of arguments"
-    request = "".join(json.dumps(message) + "\n" for message in _HANDSHAKE)
-    try:
-        done = subprocess.run([command, *args], input=request, capture_output=True, text=True, cwd=folder,
-                              timeout=CHECK_TIMEOUT)
-    except FileNotFoundError:
-        return False, f"{command} does not exist"
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return False, f"{command} did not answer ({error})"
-    for line in done.stdout.splitlines():
+    with tempfile.TemporaryFile() as errors:
+        try:
+            process = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=errors, cwd=folder, text=True, encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return False, f"{command} does not exist"
+        except OSError as error:
+            return False, f"{command} did not start ({error})"
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
+        try:
+            process.stdin.write("".join(json.dumps(message) + "\n" for message in _HANDSHAKE))
+            process.stdin.flush()
+            tools = _tools_answer(lines, time.monotonic() + CHECK_TIMEOUT)
+        except OSError:   # it ended before it read what it was sent
+            tools = None
+        finally:
+            _stop(process)
+        errors.seek(0)
+        said = _last_line(errors.read().decode("utf-8", "replace"))
+    if tools is None:
+        return False, said or f"started but listed no tools (exit status {process.returncode})"
+    return True, f"starts and lists {len(tools)} tools"
+
+
+def _read_lines(stream, lines: queue.Queue) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def _tools_answer(lines: queue.Queue, deadline: float) -> list | None:
+    """The tools in the answer to request 2, or None if the server ended or ran out of time first."""
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            return None
+        if line is None:
+            return None
         try:
             answer = json.loads(line)
         except ValueError:
             continue
         if isinstance(answer, dict) and answer.get("id") == 2 and isinstance(answer.get("result"), dict):
-            tools = answer["result"].get("tools", [])
-            return True, f"starts and lists {len(tools)} tools"
-    return False, _last_line(done.stderr) or f"started but listed no tools (exit status {done.returncode})"
+            tools = answer["result"].get("tools")
+            return tools if isinstance(tools, list) else []
+    return None
+
+
+def _stop(process: subprocess.Popen) -> None:
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _memlens_of(entry: Any, dialect: str) -> str | None:
