@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from memlens.viewer.model.palette import TypeLook
     from memlens.viewer.reading import CarriedOver
 
-FORMATS = ("html", "site")
+FORMATS = ("html", "site", "rules")   # rules: the brief in a host's rules file (rules_block.py)
 _RECORD_LIMIT = 64 << 20   # bundles.json: a line or two per bundle
 
 
@@ -196,7 +196,7 @@ def load_writer(fmt: str) -> None:
     """Import the writer before the snapshot exists: importing jinja2, networkx and numpy while
     millions of snapshot objects are alive makes every garbage collection pass walk them all
     (seconds at 100,000 entities)."""
-    if fmt in FORMATS:
+    if fmt in ("html", "site"):
         import memlens.viewer.report.write  # noqa: F401
         import memlens.viewer.site.build  # noqa: F401
     elif fmt in ("graphml", "gexf"):
@@ -208,6 +208,10 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     on its way, or a file at its place is not one memlens wrote there."""
     way = bundle.way
     current = memory.content_hash()
+    if bundle.format == "rules":   # a marked block in a file of the user's, made from the store itself
+        from .rules_block import write_rules_block
+
+        return Regeneration(bundle, write_rules_block(memory.conn, memory.path, way.path), current)
     if holds(way, bundle.format, current):
         _sweep(way, bundle.format)   # what a killed regeneration left (a write sweeps it as it starts)
         return Regeneration(bundle, False, current)
