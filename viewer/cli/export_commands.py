@@ -11,6 +11,7 @@ from memlens.store import datasets, importers
 from memlens.store.canonical import indented_json
 from memlens.store.errors import BundleError
 from memlens.store.mcp_memory_import import import_memory_file
+from memlens.store.bundle_merge import take_bundle
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
@@ -19,7 +20,8 @@ from memlens.viewer.atomic import atomic_write
 from memlens.viewer.reading import read_bundle
 
 from . import fast_exit
-from .formatting import import_summary
+from .bundle_commands import echo_changes
+from .formatting import import_summary, merge_kept, merge_summary, printable
 from .options import dataset_options, emit, note, read_memory
 from .progress import Progress
 
@@ -223,11 +225,15 @@ def default_report(name: str) -> Path:
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
 @click.option("--unsealed", is_flag=True,
               help="With memlens: take a bundle that carries no seal, whose data nothing can check.")
+@click.option("--dry-run", is_flag=True,
+              help="With memlens: print what the import would change, as `memlens diff` prints changes, "
+                   "and change nothing.")
 @lenient_option
 @dataset_options
-def import_command(source, source_path, deleted_text, unsealed, lenient, allow_empty, db, dataset, as_json):
+def import_command(source, source_path, deleted_text, unsealed, dry_run, lenient, allow_empty, db, dataset, as_json):
     """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset;
-    or record what the MCP memory server's file says now (mcp-memory), again and again.
+    merge a teammate's memlens bundle into a dataset that holds memories; or record what the MCP
+    memory server's file says now (mcp-memory), again and again.
 
     Ids, both time axes, statuses and history are kept (forgotten facts stay forgotten); the
     ledger records the import as `import:<tool>`. The source is only read. The MCP server keeps no
@@ -239,15 +245,24 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, allow_e
     since anyone can seal a bundle. A bundle without a seal (from a memlens before seals, or
     stripped of it) is refused unless --unsealed, which takes its data as it is, unchecked.
 
+    Into a dataset that holds memories, a memlens bundle is merged: the same fact is one fact
+    (its evidence gains theirs), the later judgement of a shared fact holds, a different current
+    value of a functional relation is ordered by valid time or left as an open contradiction,
+    their entity merges are made here; what the merge brings is recorded now, with where it came
+    from. Nothing you hold is removed, and the same bundle again changes nothing.
+
     \b
     Examples:
       memlens import --from memoose -d from-memoose
       memlens import --from memware ~/.memware/memware.db --db imported.sqlite
       memlens import --from memlens teammate-report.html -d teammate
+      memlens import --from memlens teammate-report.html --dry-run   # what merging it would change
+      memlens import --from memlens teammate-report.html             # merge it into this project's memory
       memlens import --from mcp-memory -d mcp-memory   # run it again after each session
     """
-    if unsealed and source != "memlens":
-        raise click.UsageError("--unsealed goes with --from memlens")
+    for flag, given in (("--unsealed", unsealed), ("--dry-run", dry_run)):
+        if given and source != "memlens":
+            raise click.UsageError(f"{flag} goes with --from memlens")
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
     if source == importers.mcp_memory_file.TOOL:
@@ -258,10 +273,40 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, allow_e
         progress.stage(f"reading the {source} {'bundle' if source == 'memlens' else 'store'}")
         snapshot = _source_snapshot(source, source_path, deleted_text, unsealed)
         progress.advance()
-        progress.stage(f"writing {name}")
-        counts = import_into(path, snapshot, source=source)
+        progress.stage(f"{'trying' if dry_run else 'writing'} {name}")
+        if source == "memlens":
+            counts, changes = take_bundle(path, snapshot, bundle=_bundle_name(snapshot), dry_run=dry_run)
+        else:
+            counts, changes = import_into(path, snapshot, source=source), None
         progress.advance()
-    emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+    if changes is not None:
+        emit(as_json, {"dry_run": True, "dataset": name, "import": counts, "changes": changes},
+             lambda: _echo_dry_run(name, counts, changes))
+    elif counts.get("merged"):
+        emit(as_json, dict(counts, dataset=name), lambda: _echo_merged(source_path, name, counts))
+    else:
+        emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+
+
+def _bundle_name(snapshot: dict) -> str:
+    """How the merge names the bundle it took (a ledger row, each fact it brought): its seal's hash."""
+    return snapshot["seal"]["content"] if "seal" in snapshot else "unsealed:" + snapshot["hash"]
+
+
+def _echo_merged(path: str, name: str, counts: dict) -> None:
+    click.echo(printable(f"merged {path} into {name}: {merge_summary(counts)}"))
+    for line in merge_kept(counts) + counts["notes"]:
+        click.echo(printable(f"  {line}"))
+
+
+def _echo_dry_run(name: str, counts: dict, changes: dict) -> None:
+    what = f"merge: {merge_summary(counts)}" if counts.get("merged") else "import into an empty dataset"
+    click.echo(click.style(f"dry run: nothing was changed. The {what}; in the words of `memlens diff`, from "
+                           f"{name} as it is to what it would be:", bold=True))
+    echo_changes(changes)
+    if counts.get("merged"):
+        for line in merge_kept(counts) + counts["notes"]:
+            click.echo(printable(f"  {line}"))
 
 
 _CHANGES = (("asserted", "facts asserted"), ("retracted", "retracted"), ("restored", "restored"),
