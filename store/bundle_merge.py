@@ -38,10 +38,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from pathlib import Path
-
 from . import contradictions, functional, ledger, merging, search
 from .db import Tx, dumps
+from .errors import Forgotten
 from .ids import derived_id, normalize_name
 from .memory import Memory
 from .snapshot import build_within
@@ -86,27 +85,26 @@ KEPT = ("facts_yours_only", "facts_kept_forgotten", "facts_yours_judged_later", 
         "entities_kept_forgotten", "types_differ", "merges_differ")
 
 
-def take_bundle(path: Path, snapshot: dict[str, Any], *, bundle: str,
+def take_bundle(memory: Memory, snapshot: dict[str, Any], *, bundle: str,
                 dry_run: bool = False) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """`import --from memlens`: the bundle's memory (shape and seal checked by the caller) into the
-    dataset at `path`: copied whole into an empty one (snapshot_load.py), merged into one that holds
-    memories. Returns what was done, counted, and for a dry run (written, then rolled back) the diff
-    from the dataset as it is to what the import would make of it."""
+    """`import --from memlens`: the bundle's memory (its seal checked by the caller) into `memory`:
+    copied whole into an empty dataset (snapshot_load.py), merged into one that holds memories.
+    Returns what was done, counted, and for a dry run (written, then rolled back) the diff from the
+    dataset as it is to what the import would make of it."""
     check_loadable(snapshot, utc_now())   # the world's time: a store's own clock may be a test's
-    with Memory(path) as memory:
-        try:
-            with writing_whole(memory, ACTOR) as tx:
-                before = build_within(tx.conn, memory.name) if dry_run else None
-                if holds_memories(tx.conn):
-                    done = merge(tx, snapshot, bundle).as_dict()
-                else:
-                    done = dict(load(tx, snapshot, SOURCE), merged=False)
-                if before is not None:
-                    after = build_within(tx.conn, memory.name)
-                    raise _DryRun(done, diff(before, after, names=(memory.name, f"{memory.name} after the import"),
-                                             newer_from_the_store=True))
-        except _DryRun as dry:
-            return dry.done, dry.changes
+    try:
+        with writing_whole(memory, ACTOR) as tx:
+            before = build_within(tx.conn, memory.name) if dry_run else None
+            if holds_memories(tx.conn):
+                done = merge(tx, snapshot, bundle).as_dict()
+            else:
+                done = dict(load(tx, snapshot, SOURCE), merged=False)
+            if before is not None:
+                after = build_within(tx.conn, memory.name)
+                raise _DryRun(done, diff(before, after, names=(memory.name, f"{memory.name} after the import"),
+                                         newer_from_the_store=True))
+    except _DryRun as dry:
+        return dry.done, dry.changes
     return done, None
 
 
@@ -396,9 +394,25 @@ class _Merge:
                               (keep["id"], self.tx.at, drop["id"]))
             search.unindex_entity(self.conn, drop["n"])
             self.tx.log("merge", "entity", [keep["id"], drop["id"]], bundle=self.bundle)
-        else:
-            merging.merge(self.tx, keep["id"], drop["id"])
+        elif not self._merged_here(keep, drop):
+            return
         self.count["entities_merged"] += 1
+
+    def _merged_here(self, keep: sqlite3.Row, drop: sqlite3.Row) -> bool:
+        """Their merge of `drop` into `keep`, made here as `memlens merge` makes it; not made (and
+        said) where it would bring back a fact forgotten here."""
+        self.conn.execute("SAVEPOINT entity_merge")
+        try:
+            merging.merge(self.tx, keep["id"], drop["id"])
+        except Forgotten:
+            self.conn.execute("ROLLBACK TO entity_merge")
+            self.count["merges_differ"] += 1
+            self.result.notes.append(f"they merged {drop['name']!r} into {keep['name']!r}, which here would bring back "
+                                     "a fact you forgot: not merged")
+            return False
+        finally:
+            self.conn.execute("RELEASE entity_merge")
+        return True
 
     def _naming(self, entity_id: str) -> list[sqlite3.Row]:
         return self.conn.execute(FACT_WITH_STATE + " WHERE (f.subject_id = ? OR f.object_id = ?) ORDER BY f.arrival",
@@ -465,7 +479,7 @@ class _Merge:
     # -- dismissals --------------------------------------------------------------------------------
 
     def _dismissals(self) -> None:
-        mine = set(self.conn.execute("SELECT key, content FROM dismissals").fetchall())
+        mine = {(key, content) for key, content in self.conn.execute("SELECT key, content FROM dismissals")}
         for d in self.snapshot["dismissals"]:
             if (d["key"], d["content"]) in mine:
                 continue

@@ -12,6 +12,7 @@ from memlens.store.canonical import indented_json
 from memlens.store.errors import BundleError
 from memlens.store.mcp_memory_import import import_memory_file
 from memlens.store.bundle_merge import take_bundle
+from memlens.store.memory import Memory
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
@@ -275,7 +276,8 @@ def import_command(source, source_path, deleted_text, unsealed, dry_run, lenient
         progress.advance()
         progress.stage(f"{'trying' if dry_run else 'writing'} {name}")
         if source == "memlens":
-            counts, changes = take_bundle(path, snapshot, bundle=_bundle_name(snapshot), dry_run=dry_run)
+            with Memory(path) as memory:
+                counts, changes = take_bundle(memory, snapshot, bundle=_bundle_name(snapshot), dry_run=dry_run)
         else:
             counts, changes = import_into(path, snapshot, source=source), None
         progress.advance()
