@@ -11,6 +11,7 @@ from .db import Tx
 from .errors import Forgotten, InvalidInput
 from .holdings import Held, holding_of
 from .ids import fact_id, holding_id, short
+from .ontology import relation_name
 from .timefmt import parse_valid_time
 
 
@@ -44,9 +45,10 @@ class Outcome:
 
 
 def validate(item: FactInput) -> FactInput:
-    relation = item.relation.strip()
+    relation = relation_name(item.relation)
     if not relation:
-        raise InvalidInput("a fact needs a relation")
+        raise InvalidInput(f"a fact needs a relation: {item.relation.strip()!r} has no letters or digits"
+                           if item.relation.strip() else "a fact needs a relation")
     valid_from = parse_valid_time(item.valid_from, what="valid_from")
     valid_to = parse_valid_time(item.valid_to, what="valid_to")
     if valid_from and valid_to and valid_to <= valid_from:
@@ -59,14 +61,15 @@ def validate(item: FactInput) -> FactInput:
     )
 
 
-def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False) -> Outcome:
-    """Record one fact; a superseded or retracted fact said again stays as it was judged."""
+def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False, new: bool = False) -> Outcome:
+    """Record one fact; a superseded or retracted fact said again stays as it was judged. `new`:
+    create entities whose names are near misses of existing ones (entities.check_new)."""
     item = validate(item)
     subject_id = entities.ensure(
-        tx, item.subject, item.subject_type, item.subject_description, override_forgotten=override_forgotten
+        tx, item.subject, item.subject_type, item.subject_description, override_forgotten=override_forgotten, new=new
     )
     object_id = entities.ensure(
-        tx, item.object, item.object_type, item.object_description, override_forgotten=override_forgotten
+        tx, item.object, item.object_type, item.object_description, override_forgotten=override_forgotten, new=new
     )
     fid = fact_id(subject_id, item.relation, object_id)
     _refuse_forgotten(tx, fid, item, override_forgotten)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from . import contradictions
 from .db import Tx
+from .errors import InvalidInput
+from .ontology import relation_name
 from .schema import AUTO_REASON
 from .versions import change_state
 
@@ -19,7 +21,9 @@ def is_functional(conn: sqlite3.Connection, relation: str) -> bool:
 
 def declare(tx: Tx, relation: str) -> list[str]:
     """Make `relation` functional and settle every subject that now holds several values."""
-    relation = relation.strip()
+    relation = relation_name(relation)
+    if not relation:
+        raise InvalidInput("a relation needs a name")
     tx.conn.execute(
         """INSERT INTO relations (name, functional, declared_at) VALUES (?, 1, ?)
            ON CONFLICT (name) DO UPDATE SET functional = 1, declared_at = excluded.declared_at""",

@@ -18,11 +18,14 @@ from typing import Any
 
 from . import ledger
 from .db import Tx
+from .entities import check_new
 from .errors import Ambiguous, Forgotten, InvalidInput, UnknownType
 from .facts import FactInput, Outcome, validate
 from .functional import KeyHistory, Value
 from .holdings import Held, holding_of
 from .ids import entity_id, fact_id, holding_id, normalize_name, short
+from .ontology import relation_name
+from .resolve import Candidate, Names, choose
 from .schema import AUTO_REASON
 from .search import entity_about, fact_text
 from .versions import FACT_WITH_STATE, STATE_COLUMNS
@@ -34,10 +37,11 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 _SHORT_ID = re.compile(r"[0-9a-f]{8}[0-9a-f-]{0,28}")
 
 
-def remember(tx: Tx, items: Iterable[FactInput], *, override_forgotten: bool = False,
+def remember(tx: Tx, items: Iterable[FactInput], *, override_forgotten: bool = False, new: bool = False,
              each: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Assert every item in order, all or none; `each` hears of every outcome as it is worked out."""
-    batch = _Batch(tx, list(items), override_forgotten)
+    """Assert every item in order, all or none; `each` hears of every outcome as it is worked out.
+    `new`: create entities whose names are near misses of existing ones (entities.check_new)."""
+    batch = _Batch(tx, list(items), override_forgotten, new)
     outcomes = []
     for item in batch.items:
         outcomes.append(batch.assert_fact(item))
@@ -63,6 +67,9 @@ class _Entity:
     merged_into: str | None
     new: bool = False
     described: bool = False  # an existing entity whose description this batch changed
+
+    def __getitem__(self, field: str) -> Any:   # read as store/resolve.py reads a row
+        return getattr(self, field)
 
 
 @dataclass
@@ -98,8 +105,8 @@ class _Fact:
 
 
 class _Batch:
-    def __init__(self, tx: Tx, items: list[FactInput], override: bool) -> None:
-        self.tx, self.conn, self.at, self.items, self.override = tx, tx.conn, tx.at, items, override
+    def __init__(self, tx: Tx, items: list[FactInput], override: bool, new: bool) -> None:
+        self.tx, self.conn, self.at, self.items, self.override, self.new = tx, tx.conn, tx.at, items, override, new
         self.ledger = ledger.Pending(self.conn, self.at, tx.actor)
         self.types: dict[str, str] = {}
         for (name,) in self.conn.execute("SELECT name FROM types"):
@@ -110,7 +117,8 @@ class _Batch:
         self.names: dict[str, tuple[str, str]] = {}
         self.fact_ids: dict[tuple[str, str, str], str] = {}
         self.entities: dict[str, _Entity] = {}          # by id: read from the store or created here
-        self.first_by_key: dict[str, str | None] = {}   # name key -> id of the entity it finds
+        self.by_key: dict[str, list[_Entity]] = defaultdict(list)   # name key -> the entities that have it
+        self.all_names: Names | None = None             # every stored name, read when a name is not found
         self.created: list[_Entity] = []
         self.facts: dict[str, _Fact] = {}
         self.by_triple: dict[tuple[str, str, str], list[str]] = defaultdict(list)   # a triple's holdings
@@ -133,22 +141,12 @@ class _Batch:
         named = {self._named(name) for item in self.items for name in (item.subject, item.object)}
         named.discard(("", entity_id("")))
         ids = {id_ for _, id_ in named}
-        self._read_entities("id", sorted(ids))
-        missing = sorted(key for key, id_ in named if id_ not in self.entities)
-        for chunk in _chunks(missing):
-            rows = self.conn.execute(
-                f"SELECT * FROM entities WHERE name_key IN ({','.join('?' * len(chunk))}) "
-                "ORDER BY merged_into IS NOT NULL, id", chunk).fetchall()
-            for row in rows:
-                self._keep_entity(row)
-                self.first_by_key.setdefault(row["name_key"], row["id"])
-        for key in missing:
-            self.first_by_key.setdefault(key, None)
+        self._read_entities("name_key", sorted(key for key, _ in named))
         self._read_merge_targets()
         stored_pairs, fids = set(), set()
         for item in self.items:
             subject, object_ = self._stored(item.subject), self._stored(item.object)
-            triple = (subject.id if subject else self._named(item.subject)[1], item.relation.strip(),
+            triple = (subject.id if subject else self._named(item.subject)[1], relation_name(item.relation),
                       object_.id if object_ else self._named(item.object)[1])
             fids.add(self._fact_id(*triple))
             if subject is not None and object_ is not None:
@@ -177,8 +175,10 @@ class _Batch:
 
     def _keep_entity(self, row: sqlite3.Row) -> None:
         if row["id"] not in self.entities:
-            self.entities[row["id"]] = _Entity(row["id"], row["n"], row["name"], row["name_key"], row["type"],
-                                               row["description"], row["merged_into"])
+            entity = _Entity(row["id"], row["n"], row["name"], row["name_key"], row["type"], row["description"],
+                             row["merged_into"])
+            self.entities[row["id"]] = entity
+            self.by_key[entity.name_key].append(entity)
 
     def _read_merge_targets(self) -> None:
         while True:
@@ -195,14 +195,13 @@ class _Batch:
                 f"SELECT id FROM tombstones WHERE id IN ({','.join('?' * len(chunk))})", chunk))
 
     def _stored(self, name: str) -> _Entity | None:
-        """The stored entity a name finds by id or key, if any (read-ahead only: no prefixes)."""
-        key, id_ = self._named(name)
-        found = self.entities.get(id_) if key else None
-        if found is None and self.first_by_key.get(key):
-            found = self.entities[self.first_by_key[key]]  # type: ignore[index]
-        while found is not None and found.merged_into:
-            found = self.entities[found.merged_into]
-        return found
+        """The stored entity a name finds exactly or by its key, if one (read-ahead only: no prefixes,
+        no separators, an ambiguous name left for its item to refuse)."""
+        try:
+            found = choose(name.strip(), self.by_key.get(self._named(name)[0], []), self.entities.get)
+        except Ambiguous:
+            return None
+        return found.entity if found else None
 
     def _read_facts(self, triples: set[tuple[str, str, str]]) -> None:
         """Every stored holding of the triples (an imported fact keeps its source's id: by triple, not id)."""
@@ -325,7 +324,7 @@ class _Batch:
         name = name.strip()
         if not name:
             raise InvalidInput("an entity needs a name")
-        existing = self._find(name)
+        existing, candidates = self._find(name)
         if existing is not None:
             if type_name and self._type(type_name) != existing.type:
                 raise InvalidInput(f"{existing.name!r} is a {existing.type}, not a {type_name.strip()}")
@@ -340,28 +339,45 @@ class _Batch:
             if not self.override:
                 raise Forgotten(f"the entity {name!r} was forgotten; re-create it only on purpose (--override)")
             self._untombstone(new_id)
-        if not type_name:
-            raise InvalidInput(f"{name!r} is a new entity: give its type, as {name}:Type")
+        check_new(name, type_name, candidates, confirmed=self.new)
         entity = _Entity(new_id, self.next_entity_n, name, key, self._type(type_name), description, None, new=True)
         self.next_entity_n += 1
         self.entities[new_id] = entity
-        self.first_by_key[key] = new_id
+        self.by_key[key].append(entity)
+        if self.all_names is not None:
+            self.all_names.add(new_id, name, entity.type)
         self.created.append(entity)
         self._index_entity(entity)
         self._log("entity", "entity", [new_id], type=entity.type, override=self.override or None)
         return entity
 
-    def _find(self, name: str) -> _Entity | None:
-        """entities.find, on what was read ahead and created since."""
-        key, id_ = self._named(name)
-        found = self.entities.get(id_)
-        if found is None and self.first_by_key.get(key):
-            found = self.entities[self.first_by_key[key]]  # type: ignore[index]
-        if found is None and _SHORT_ID.fullmatch(name.lower()):
-            found = self._by_short_id(name.lower())
-        while found is not None and found.merged_into:
-            found = self.entities[found.merged_into]
-        return found
+    def _find(self, name: str) -> tuple[_Entity | None, tuple[Candidate, ...]]:
+        """store/resolve.py's resolve, on what was read ahead and created since: the entity, or the
+        candidates a new entity of that name would be a near miss of."""
+        found = choose(name, self.by_key.get(self._named(name)[0], []), self._entity)
+        if found is not None:
+            return found.entity, ()
+        if _SHORT_ID.fullmatch(name.lower()):
+            by_id = self._by_short_id(name.lower())
+            while by_id is not None and by_id.merged_into:
+                by_id = self.entities[by_id.merged_into]
+            if by_id is not None:
+                return by_id, ()
+        if self.all_names is None:
+            self.all_names = Names.read(self.conn)
+            for entity in self.created:
+                self.all_names.add(entity.id, entity.name, entity.type)
+        resolved = self.all_names.resolve(name)
+        if resolved.how == "folded":
+            return self._entity(resolved.entity["id"]), ()   # type: ignore[index]
+        return None, resolved.candidates
+
+    def _entity(self, id_: str) -> _Entity:
+        """An entity by id, read from the store the first time it is asked for."""
+        if id_ not in self.entities:
+            self._read_entities("id", [id_])
+            self._read_merge_targets()
+        return self.entities[id_]
 
     def _by_short_id(self, prefix: str) -> _Entity | None:
         stored = self.conn.execute("SELECT * FROM entities WHERE id LIKE ? LIMIT 2", (prefix + "%",)).fetchall()

@@ -42,7 +42,7 @@ def test_resolving_and_merging_show_up(memory):
         FactInput("gateway", "listens_on", "8443", None, "Config"),
     ])]
     memory.remember([FactInput("Postgres", "used_by", "gateway", "Library", None),
-                     FactInput("PostgreSQL", "used_by", "billing", "Library", "Service")])
+                     FactInput("PostgreSQL", "used_by", "billing", "Library", "Service")], new=True)
     memory.contest(a, b, "which one", 0.5)
     before = memory.snapshot()
     memory.supersede(a, b, "compose wins")
