@@ -40,9 +40,10 @@ from typing import Any
 
 from . import contradictions, functional, ledger, merging, search
 from .db import Tx, dumps
-from .errors import Forgotten
+from .errors import Ambiguous, Forgotten
 from .ids import derived_id, normalize_name
 from .memory import Memory
+from .resolve import Names, Resolution
 from .snapshot import build_within
 from .snapshot_diff import diff
 from .snapshot_load import automatic, holds_memories, load, writing_whole
@@ -66,6 +67,7 @@ class Merged:
     dataset: str
     counts: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    near_misses: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -73,7 +75,8 @@ class Merged:
 
     def as_dict(self) -> dict[str, Any]:
         return {"bundle": self.bundle, "from": self.dataset, "merged": True,
-                **{key: self.counts[key] for key in (*CHANGES, *KEPT)}, "notes": self.notes}
+                **{key: self.counts[key] for key in (*CHANGES, *KEPT)}, "notes": self.notes,
+                "near_misses": self.near_misses}
 
 
 # what a merge counts: the changes (any of them makes the ledger rows), then what it kept as it was
@@ -189,6 +192,7 @@ class _Merge:
         self.mine = {row["id"]: row for row in _rows_by_id(self.conn, "SELECT * FROM entities WHERE id IN ({})",
                                                            [e["id"] for e in theirs])}
         next_n = self.conn.execute("SELECT coalesce(max(n), 0) + 1 FROM entities").fetchone()[0]
+        names = Names.read(self.conn)   # this memory's names, before the merge adds theirs
         added, indexed = [], []
         for entity in theirs:
             eid = entity["id"]
@@ -204,6 +208,8 @@ class _Merge:
                 self._log("import", "entity", [eid], source=SOURCE, bundle=self.bundle, type=kind)
                 self.new_entities.add(eid)
                 next_n += 1
+                if not entity["merged_into"]:
+                    self._near_miss(names, entity)
                 continue
             if mine["type"].lower() != entity["type"].lower():
                 self.count["types_differ"] += 1
@@ -222,6 +228,24 @@ class _Merge:
                                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)""", added)
         self.conn.executemany("INSERT INTO entity_search (rowid, name, about) VALUES (?, ?, ?)", indexed)
         self.count["entities_added"] += len(added)
+
+    def _near_miss(self, names: Names, entity: dict[str, Any]) -> None:
+        """Their new entity whose name the resolver finds near one of this memory's: said, never
+        merged (a person merges the two if they are one, and the merge travels in their bundle)."""
+        try:
+            found = names.resolve(entity["name"], type_name=entity["type"])
+        except Ambiguous:   # it folds like several of this memory's names, themselves twins
+            found = Resolution(entity["name"], "candidates", None, names.candidates(entity["name"], entity["type"]))
+        if found.entity is not None:
+            yours = [{"id": found.entity["id"], "name": found.entity["name"], "type": found.entity["type"]}]
+            why = "the same name but for case, spaces or separators"
+        elif found.candidates:
+            yours = [{"id": c.id, "name": c.name, "type": c.type} for c in found.candidates]
+            why = {"word": "one name is words of the other", "spelling": "spelt alike"}[found.candidates[0].why]
+        else:
+            return
+        self.result.near_misses.append({"id": entity["id"], "name": entity["name"], "type": entity["type"],
+                                        "yours": yours, "why": why})
 
     # -- facts -------------------------------------------------------------------------------------
 

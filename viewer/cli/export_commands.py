@@ -21,6 +21,8 @@ from memlens.viewer.atomic import atomic_write
 from memlens.viewer.reading import read_bundle
 
 from . import fast_exit
+from memlens.viewer.model.printed_commands import flag_words, shell_quoted
+
 from .bundle_commands import echo_changes
 from .formatting import import_summary, merge_kept, merge_summary, printable
 from .options import dataset_options, emit, note, read_memory
@@ -319,9 +321,9 @@ def import_command(source, source_path, deleted_text, unsealed, dry_run, lenient
         progress.advance()
     if changes is not None:
         emit(as_json, {"dry_run": True, "dataset": name, "import": counts, "changes": changes},
-             lambda: _echo_dry_run(name, counts, changes))
+             lambda: _echo_dry_run(name, path, counts, changes))
     elif counts.get("merged"):
-        emit(as_json, dict(counts, dataset=name), lambda: _echo_merged(source_path, name, counts))
+        emit(as_json, dict(counts, dataset=name), lambda: _echo_merged(source_path, name, path, counts))
     else:
         emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
 
@@ -331,20 +333,38 @@ def _bundle_name(snapshot: dict) -> str:
     return snapshot["seal"]["content"] if "seal" in snapshot else "unsealed:" + snapshot["hash"]
 
 
-def _echo_merged(path: str, name: str, counts: dict) -> None:
-    click.echo(printable(f"merged {path} into {name}: {merge_summary(counts)}"))
+def _echo_merged(bundle: str, name: str, path: Path, counts: dict) -> None:
+    click.echo(printable(f"merged {bundle} into {name}: {merge_summary(counts)}"))
+    _echo_kept(path, counts)
+
+
+def _echo_kept(path: Path, counts: dict) -> None:
+    """What a merge left as it was, and the near misses it found, each with the command that makes
+    the two one (shown, never run)."""
     for line in merge_kept(counts) + counts["notes"]:
         click.echo(printable(f"  {line}"))
+    misses = counts["near_misses"]
+    flag = flag_words(datasets.flag_for(path)) if misses else ""
+    for miss in misses[:NEAR_MISSES_LISTED]:
+        yours = miss["yours"][0]
+        click.echo(printable(f"  near miss, kept apart: their {miss['name']!r} ({miss['type']}) and your "
+                             f"{yours['name']!r} ({yours['type']}): {miss['why']}; if they are one: memlens merge "
+                             f"{shell_quoted(yours['name'])} {shell_quoted(miss['id'])}{flag}"))
+    if len(misses) > NEAR_MISSES_LISTED:
+        click.echo(f"  and {len(misses) - NEAR_MISSES_LISTED:,} more near misses (--json lists them all)")
 
 
-def _echo_dry_run(name: str, counts: dict, changes: dict) -> None:
+# Near misses listed one a line; more are counted (and all are in --json).
+NEAR_MISSES_LISTED = 20
+
+
+def _echo_dry_run(name: str, path: Path, counts: dict, changes: dict) -> None:
     what = f"merge: {merge_summary(counts)}" if counts.get("merged") else "import into an empty dataset"
     click.echo(click.style(f"dry run: nothing was changed. The {what}; in the words of `memlens diff`, from "
                            f"{name} as it is to what it would be:", bold=True))
     echo_changes(changes)
     if counts.get("merged"):
-        for line in merge_kept(counts) + counts["notes"]:
-            click.echo(printable(f"  {line}"))
+        _echo_kept(path, counts)
 
 
 _CHANGES = (("asserted", "facts asserted"), ("superseded", "superseded"), ("retracted", "retracted"), ("restored", "restored"),
