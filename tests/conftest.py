@@ -59,13 +59,14 @@ def as_schema_version(path: Path, version: int) -> None:
 
 
 class StepClock:
-    """A clock that moves one minute per reading, so every write has its own record time."""
+    """A clock that moves one minute (or `step`) per reading, so every write has its own record time."""
 
-    def __init__(self, start: datetime = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)) -> None:
-        self.now = start
+    def __init__(self, start: datetime = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc),
+                 step: timedelta = timedelta(minutes=1)) -> None:
+        self.now, self.step = start, step
 
     def __call__(self) -> datetime:
-        self.now += timedelta(minutes=1)
+        self.now += self.step
         return self.now
 
 
