@@ -19,6 +19,7 @@ from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
 
 from conftest import StepClock
+from test_properties import apply
 
 SETTINGS = settings(max_examples=int(os.environ.get("MEMLENS_PROPERTY_EXAMPLES", "40")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -59,33 +60,14 @@ def two_memories() -> Iterator[dict[str, Memory]]:
 
 
 def write(memory: Memory, op: tuple) -> None:
-    facts = [f["id"] for f in memory.facts(include_all=True) if f["relation"] is not None]
-    pick = lambda i: facts[i % len(facts)]  # noqa: E731
-    kind = op[0]
-    if kind == "remember":
-        _, s, relation, o, day, evidence = op
-        memory.remember([FactInput(s, relation, o, "Concept", "Concept", evidence=(f"{memory.actor} {evidence}",),
-                                   valid_from=None if day is None else (date(2025, 1, 1) + timedelta(days=day)).isoformat())])
-    elif kind == "functional":
-        memory.declare_functional(op[1])
-    elif kind == "merge":
-        memory.merge(op[1], op[2])
-    elif not facts:
+    """A teammate's write: a fact with or without a valid time and with evidence of its own, or
+    any other write of test_properties.apply."""
+    if op[0] != "remember":
+        apply(memory, op)
         return
-    elif kind == "supersede":
-        memory.supersede(pick(op[1]), pick(op[2]), "test")
-    elif kind == "restore":
-        memory.restore(pick(op[1]), "test")
-    elif kind == "retract":
-        memory.retract(pick(op[1]), "test")
-    elif kind == "contest":
-        memory.contest(pick(op[1]), pick(op[2]), "test", 0.5)
-    elif kind == "forget":
-        memory.forget_fact(pick(op[1]))
-    elif kind == "dismiss":
-        candidates = memory.worklist()
-        if candidates:
-            memory.dismiss(candidates[op[1] % len(candidates)].key, "test")
+    _, s, relation, o, day, evidence = op
+    memory.remember([FactInput(s, relation, o, "Concept", "Concept", evidence=(f"{memory.actor} {evidence}",),
+                               valid_from=None if day is None else (date(2025, 1, 1) + timedelta(days=day)).isoformat())])
 
 
 def take(into: Memory, other: Memory) -> dict:
