@@ -171,16 +171,17 @@ class _Merge:
         theirs = {r["name"]: bool(r["functional"]) for r in self.snapshot["ontology"]["relations"]}
         self.newly_functional: list[str] = []
         for name, flag in sorted(theirs.items()):
-            if name not in mine:
-                self.conn.execute("INSERT INTO relations (name, functional, declared_at) VALUES (?, ?, ?)",
-                                  (name, int(flag), self.tx.at))
-                self.count["relations_added"] += 1
-            elif flag and not mine[name]:   # one side holds it to one value: so do both
-                self.conn.execute("UPDATE relations SET functional = 1, declared_at = ? WHERE name = ?",
-                                  (self.tx.at, name))
+            if flag and not mine.get(name):   # one side holds it to one value (facts here may use it undeclared)
+                self.conn.execute("""INSERT INTO relations (name, functional, declared_at) VALUES (?, 1, ?)
+                                     ON CONFLICT (name) DO UPDATE SET functional = 1, declared_at = excluded.declared_at""",
+                                  (name, self.tx.at))
                 self._log("declare_functional", "relation", [], relation=name, bundle=self.bundle)
                 self.newly_functional.append(name)
                 self.count["relations_made_functional"] += 1
+            elif name not in mine:
+                self.conn.execute("INSERT INTO relations (name, functional, declared_at) VALUES (?, 0, ?)",
+                                  (name, self.tx.at))
+                self.count["relations_added"] += 1
         self.types = {}
         for (name,) in self.conn.execute("SELECT name FROM types ORDER BY added_at IS NOT NULL, name"):
             self.types.setdefault(name.lower(), name)
