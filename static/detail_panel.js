@@ -9,6 +9,13 @@ const TOMBSTONES = "forgotten";
 const OVERVIEW_ROWS = 8;
 const HUB_CANDIDATES = 40;
 
+// Where a merge brought a fact from (memory.js: [bundle, dataset, recorded there]); the site's card
+// says the same (viewer/model/fact_status.py merged_from).
+function mergedFrom(origin) {
+  const [bundle, dataset, recorded] = origin;
+  return "merged from " + dataset + " (bundle " + String(bundle).slice(0, 15) + "), recorded there " + shortTime(recorded);
+}
+
 function createDetailPanel(memory, view, panel, actions) {
   // A link to something the chosen record time did not know yet says so.
   const notYet = () => el("span", { className: "muted not-yet" }, " (not recorded yet then)");
@@ -107,7 +114,8 @@ function createDetailPanel(memory, view, panel, actions) {
       el("span", null, "by " + (fact.actor || "unknown")),
       el("span", null, "recorded " + shortTime(memory.times[fact.recordedAt])),
       RETIRED.has(state.status) && fact.retiredAt !== -1
-        ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null);
+        ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null,
+      fact.origin ? el("span", { className: "fact-origin" }, mergedFrom(fact.origin)) : null);
     return el("article", { className: "fact fact-" + (isArchived(state) ? "archived" : state.status) + (look.contested ? " is-contested" : ""),
                            "data-fact-id": fact.id },
       line, badges,

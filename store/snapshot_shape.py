@@ -245,6 +245,7 @@ def _check_facts(records: list[Any], entities: set[str], latest: str | None) -> 
     facts.count("reassertions")
     facts.each("history", "a list of at least one version", lambda v: isinstance(v, list) and len(v) > 0)
     _check_histories(records, latest)
+    _check_origins(records, latest)
     for fact in records:
         for end in ("subject", "object"):
             if fact[end] is not None and fact[end] not in entities:
@@ -274,6 +275,28 @@ def _check_histories(facts: list[dict[str, Any]], latest: str | None) -> None:
         history = fact["history"]
         if history[-1]["to"] is not None or any(v["to"] is None for v in history[:-1]):
             raise InvalidInput(f"fact {_shown(fact['id'])}: only its last version may be open")
+    # a state a merge brought says when it was decided there and which bundle brought it (both or neither)
+    brought = [v for v in versions if len(v) != _VERSION_FIELDS and ("judged_at" in v or "bundle" in v)]
+    merged = _Records(brought, lambda n: f"a version of fact {_shown(_owner(facts, brought[n - 1]))}", latest)
+    merged.times("judged_at")
+    merged.text("bundle", nonempty=True)
+
+
+# how many fields a version has (docs/snapshot-format.md); judged_at and bundle only on a state a merge brought
+_VERSION_FIELDS = 7
+
+
+def _owner(facts: list[dict[str, Any]], version: dict[str, Any]) -> Any:
+    return next(fact["id"] for fact in facts if any(v is version for v in fact["history"]))
+
+
+def _check_origins(facts: list[dict[str, Any]], latest: str | None) -> None:
+    """A fact a merge brought says from where: {bundle, dataset, recorded_at}."""
+    brought = [fact for fact in facts if "origin" in fact]
+    named = lambda n: f"fact {_shown(brought[n - 1]['id'])}'s origin"   # noqa: E731
+    origins = _Records([fact["origin"] for fact in brought], named, latest)
+    origins.text("bundle", "dataset", nonempty=True)
+    origins.times("recorded_at")
 
 
 def _check_contradictions(records: list[Any], facts: set[str], latest: str | None) -> None:

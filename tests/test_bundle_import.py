@@ -55,16 +55,6 @@ def test_a_forgotten_fact_stays_forgotten_in_the_copy(cli, demo_site):
     assert len([f for f in facts.values() if f["status"] != "forgotten"]) == 92
 
 
-def test_a_dataset_that_holds_memories_is_refused_and_kept(cli, demo_site):
-    assert cli("remember", "-d", "mine", "alice:Person --knows--> bob:Person").exit_code == 0
-    result = cli("import", "--from", "memlens", str(demo_site), "-d", "mine")
-    assert result.exit_code == 1
-    assert result.output == "Error: dataset mine already holds memories; import into a new, empty dataset\n"
-    with Memory(datasets.path_for("mine"), readonly=True) as memory:
-        assert memory.stats()["facts"] == 1
-    assert cli("import", "--from", "memlens", str(demo_site), "-d", "empty").exit_code == 0
-
-
 def test_an_altered_bundle_is_refused_and_no_dataset_is_made(cli, demo_site):
     snapshot_file = demo_site / "snapshot.json"
     snapshot = json.loads(snapshot_file.read_text())

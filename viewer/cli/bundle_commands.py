@@ -128,14 +128,15 @@ def diff(old, new, db, dataset, as_json):
         if differs is not None:
             raise SnapshotAltered(f"{old} and {new} carry the same snapshot hash but not the same data ({differs} "
                                   "differs): one was not written from that state of the memory")
-    emit(as_json, changes, lambda: _echo_changes(changes))
+    emit(as_json, changes, lambda: echo_changes(changes))
 
 
 # More new ledger rows than this are counted by action, not listed.
 LEDGER_ROWS_LISTED = 20
 
 
-def _echo_changes(changes: dict) -> None:
+def echo_changes(changes: dict) -> None:
+    """A diff as `memlens diff` prints it (and `import --dry-run`)."""
     times = Times.of([changes["from"]["generated_at"], changes["to"]["generated_at"]])
     click.echo(f"from {times(changes['from']['generated_at'])} to {times(changes['to']['generated_at'])} (UTC)")
     memories = changes.get("memories") or {}

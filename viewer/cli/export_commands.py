@@ -12,6 +12,8 @@ from memlens.store.canonical import indented_json
 from memlens.store.checked_folder import Way
 from memlens.store.errors import BundleError
 from memlens.store.mcp_memory_import import import_memory_file
+from memlens.store.bundle_merge import take_bundle
+from memlens.store.memory import Memory
 from memlens.store.snapshot_load import import_into
 from memlens.store.snapshot_seal import check_seal, sealed_once
 
@@ -20,7 +22,10 @@ from memlens.viewer.atomic import write_named
 from memlens.viewer.reading import read_bundle
 
 from . import fast_exit
-from .formatting import import_summary
+from memlens.viewer.model.printed_commands import flag_words, shell_quoted
+
+from .bundle_commands import echo_changes
+from .formatting import import_summary, merge_kept, merge_summary, printable
 from .options import dataset_options, emit, note, read_memory
 from .progress import Progress
 
@@ -260,11 +265,15 @@ def default_report(name: str) -> Path:
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
 @click.option("--unsealed", is_flag=True,
               help="With memlens: take a bundle that carries no seal, whose data nothing can check.")
+@click.option("--dry-run", is_flag=True,
+              help="With memlens: print what the import would change, as `memlens diff` prints changes, "
+                   "and change nothing.")
 @lenient_option
 @dataset_options
-def import_command(source, source_path, deleted_text, unsealed, lenient, allow_empty, db, dataset, as_json):
+def import_command(source, source_path, deleted_text, unsealed, dry_run, lenient, allow_empty, db, dataset, as_json):
     """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset;
-    or record what the MCP memory server's file says now (mcp-memory), again and again.
+    merge a teammate's memlens bundle into a dataset that holds memories; or record what the MCP
+    memory server's file says now (mcp-memory), again and again.
 
     Ids, both time axes, statuses and history are kept (forgotten facts stay forgotten); the
     ledger records the import as `import:<tool>`. The source is only read. The MCP server keeps no
@@ -276,15 +285,24 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, allow_e
     since anyone can seal a bundle. A bundle without a seal (from a memlens before seals, or
     stripped of it) is refused unless --unsealed, which takes its data as it is, unchecked.
 
+    Into a dataset that holds memories, a memlens bundle is merged: the same fact is one fact
+    (its evidence gains theirs), the later judgement of a shared fact holds, a different current
+    value of a functional relation is ordered by valid time or left as an open contradiction,
+    their entity merges are made here; what the merge brings is recorded now, with where it came
+    from. Nothing you hold is removed, and the same bundle again changes nothing.
+
     \b
     Examples:
       memlens import --from memoose -d from-memoose
       memlens import --from memware ~/.memware/memware.db --db imported.sqlite
       memlens import --from memlens teammate-report.html -d teammate
+      memlens import --from memlens teammate-report.html --dry-run   # what merging it would change
+      memlens import --from memlens teammate-report.html             # merge it into this project's memory
       memlens import --from mcp-memory -d mcp-memory   # run it again after each session
     """
-    if unsealed and source != "memlens":
-        raise click.UsageError("--unsealed goes with --from memlens")
+    for flag, given in (("--unsealed", unsealed), ("--dry-run", dry_run)):
+        if given and source != "memlens":
+            raise click.UsageError(f"{flag} goes with --from memlens")
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
     if source == importers.mcp_memory_file.TOOL:
@@ -295,10 +313,59 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, allow_e
         progress.stage(f"reading the {source} {'bundle' if source == 'memlens' else 'store'}")
         snapshot = _source_snapshot(source, source_path, deleted_text, unsealed)
         progress.advance()
-        progress.stage(f"writing {name}")
-        counts = import_into(path, snapshot, source=source)
+        progress.stage(f"{'trying' if dry_run else 'writing'} {name}")
+        if source == "memlens":
+            with Memory(path) as memory:
+                counts, changes = take_bundle(memory, snapshot, bundle=_bundle_name(snapshot), dry_run=dry_run)
+        else:
+            counts, changes = import_into(path, snapshot, source=source), None
         progress.advance()
-    emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+    if changes is not None:
+        emit(as_json, {"dry_run": True, "dataset": name, "import": counts, "changes": changes},
+             lambda: _echo_dry_run(name, path, counts, changes))
+    elif counts.get("merged"):
+        emit(as_json, dict(counts, dataset=name), lambda: _echo_merged(source_path, name, path, counts))
+    else:
+        emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+
+
+def _bundle_name(snapshot: dict) -> str:
+    """How the merge names the bundle it took (a ledger row, each fact it brought): its seal's hash."""
+    return snapshot["seal"]["content"] if "seal" in snapshot else "unsealed:" + snapshot["hash"]
+
+
+def _echo_merged(bundle: str, name: str, path: Path, counts: dict) -> None:
+    click.echo(printable(f"merged {bundle} into {name}: {merge_summary(counts)}"))
+    _echo_kept(path, counts)
+
+
+def _echo_kept(path: Path, counts: dict) -> None:
+    """What a merge left as it was, and the near misses it found, each with the command that makes
+    the two one (shown, never run)."""
+    for line in merge_kept(counts) + counts["notes"]:
+        click.echo(printable(f"  {line}"))
+    misses = counts["near_misses"]
+    flag = flag_words(datasets.flag_for(path)) if misses else ""
+    for miss in misses[:NEAR_MISSES_LISTED]:
+        yours = miss["yours"][0]
+        click.echo(printable(f"  near miss, kept apart: their {miss['name']!r} ({miss['type']}) and your "
+                             f"{yours['name']!r} ({yours['type']}): {miss['why']}; if they are one: memlens merge "
+                             f"{shell_quoted(yours['name'])} {shell_quoted(miss['id'])}{flag}"))
+    if len(misses) > NEAR_MISSES_LISTED:
+        click.echo(f"  and {len(misses) - NEAR_MISSES_LISTED:,} more near misses (--json lists them all)")
+
+
+# Near misses listed one a line; more are counted (and all are in --json).
+NEAR_MISSES_LISTED = 20
+
+
+def _echo_dry_run(name: str, path: Path, counts: dict, changes: dict) -> None:
+    what = f"merge: {merge_summary(counts)}" if counts.get("merged") else "import into an empty dataset"
+    click.echo(click.style(f"dry run: nothing was changed. The {what}; in the words of `memlens diff`, from "
+                           f"{name} as it is to what it would be:", bold=True))
+    echo_changes(changes)
+    if counts.get("merged"):
+        _echo_kept(path, counts)
 
 
 _CHANGES = (("asserted", "facts asserted"), ("superseded", "superseded"), ("retracted", "retracted"), ("restored", "restored"),

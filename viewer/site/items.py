@@ -16,7 +16,7 @@ from memlens.store.reads import is_archived
 
 from ..model.escaping import escape_text
 from ..model.evidence import evidence_changed, is_web_link
-from ..model.fact_status import shown_status
+from ..model.fact_status import merged_from, shown_status
 from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
 from ..model.links import deep_link
 from ..model.snapshot_index import SnapshotIndex
@@ -184,7 +184,9 @@ class SiteItems:
         parts.append(f'<p class="fact-meta"><span>{t(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
                      f'<span>by {t(fact.get("actor") or "unknown")}</span>'
                      f'<span>recorded {t(short_record_time(fact.get("recorded_at")))}</span>'
-                     + (f'<span>retired {t(short_record_time(retired))}</span>' if retired else "") + '</p></article>')
+                     + (f'<span>retired {t(short_record_time(retired))}</span>' if retired else "")
+                     + (f'<span class="fact-origin">{t(merged_from(origin))}</span>' if (origin := fact.get("origin")) else "")
+                     + '</p></article>')
         return "".join(parts)
 
     def _open_contradictions(self, fact: dict[str, Any]) -> list[dict[str, Any]]:
