@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from . import ledger
 from .brief_record import BriefRecord, last, record
@@ -495,17 +496,19 @@ def _name(name: str | None) -> str:
 
 
 def read(conn: sqlite3.Connection, *, dataset: str, max_chars: int = DEFAULT_MAX_CHARS,
-         named: Sequence[str] = ()) -> Brief:
-    """`compose`, in one read transaction, telling what changed since the last brief recorded."""
+         named: Sequence[str] = (), since_last: bool = True) -> Brief:
+    """`compose`, in one read transaction, telling what changed since the last brief recorded
+    (unless not `since_last`)."""
     conn.execute("BEGIN")
     try:
-        return compose(conn, dataset=dataset, max_chars=max_chars, named=named, previous=last(conn))
+        return compose(conn, dataset=dataset, max_chars=max_chars, named=named,
+                       previous=last(conn) if since_last else None)
     finally:
         conn.execute("COMMIT")
 
 
 def record_given(conn: sqlite3.Connection, made: Brief, *, host: str, session: str | None = None,
-                 source: str | None = None) -> BriefRecord:
-    """Record `made` as given to `host` (a host's name, `cli` or `mcp`)."""
+                 source: str | None = None, now: datetime | None = None) -> BriefRecord:
+    """Record `made` as given to `host` (a host's name, `cli` or `mcp`), at `now` (the clock's)."""
     return record(conn, host=host, session=session, source=source, snapshot_hash=made.hash, digest=made.digest,
-                  facts=list(made.facts), chars=len(made.text))
+                  facts=list(made.facts), chars=len(made.text), now=now)

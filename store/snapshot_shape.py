@@ -13,6 +13,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable
 
+from .brief_record import FIELD_LIMIT
 from .errors import InvalidInput
 from .ids import usable_id
 from .schema import STATUSES
@@ -132,6 +133,11 @@ def check_loadable(snapshot: Any, now: datetime) -> None:
         shape.times("at")
     for number, row in enumerate(snapshot["ledger"], start=1):
         _check_ledger_row(_Shape(row, f"ledger row {number}", latest))
+    briefs = snapshot.get("briefs", [])   # a snapshot from before briefs has none
+    if not isinstance(briefs, list):
+        raise InvalidInput("the snapshot's 'briefs' is not a list")
+    for number, given in enumerate(briefs, start=1):
+        _check_brief(_Shape(given, f"brief {number}", latest))
 
 
 def _check_all(records: list[Any], kind: str, check: Callable[[_Shape], None], latest: str) -> set[str]:
@@ -213,6 +219,18 @@ def _check_contradiction(shape: _Shape) -> None:
     shape.times("recorded_at")
     shape.times("resolved_at", optional=True)
     shape.one_of("resolution", (None, *RESOLUTIONS))
+
+
+def _check_brief(shape: _Shape) -> None:
+    shape.times("at")
+    shape.text("host", "hash", "digest", nonempty=True)
+    shape.text("session", "source", optional=True)
+    if not all(len(shape.record.get(field) or "") <= FIELD_LIMIT for field in ("host", "session", "source")):
+        raise InvalidInput(f"{shape.name}: its host, session or source is longer than {FIELD_LIMIT} characters")
+    facts = shape.record.get("facts")
+    if not (isinstance(facts, list) and all(usable_id(fact) for fact in facts)):
+        shape._fail("facts", "a list of fact ids")
+    shape.count("chars")
 
 
 def _check_ledger_row(shape: _Shape) -> None:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from memlens.viewer.reading import CarriedOver
     from memlens.viewer.site.previous import CheckedFiles
 
-FORMATS = ("html", "site")
+FORMATS = ("html", "site", "brief")
 _RECORD_LIMIT = 64 << 20   # bundles.json and written.json: a line or two per bundle
 _HASH_META = re.compile(rb'<meta name="memlens-snapshot-hash" content="([^"]+)"')
 
@@ -210,7 +210,7 @@ def load_writer(fmt: str) -> None:
     """Import the writer before the snapshot exists: importing jinja2, networkx and numpy while
     millions of snapshot objects are alive makes every garbage collection pass walk them all
     (seconds at 100,000 entities)."""
-    if fmt in FORMATS:
+    if fmt in ("html", "site"):
         import memlens.viewer.report.write  # noqa: F401
         import memlens.viewer.site.build  # noqa: F401
     elif fmt in ("graphml", "gexf"):
@@ -223,6 +223,11 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     if holds(path, bundle.format, current):
         sweep(path)   # what a killed regeneration left (a write sweeps it as it starts: site/folder.py, atomic.py)
         return Regeneration(bundle, False, current)
+    if bundle.format == "brief":   # made from the store itself, not from a snapshot
+        from .brief_file import write_brief_file
+
+        record_written(path, "brief", write_brief_file(memory.conn, memory.path, path))
+        return Regeneration(bundle, True, current)
     from memlens.store.snapshot_diff import diff
 
     load_writer(bundle.format)

@@ -23,7 +23,7 @@ from .formatting import import_summary
 from .options import dataset_options, emit, note, read_memory
 from .progress import Progress
 
-FORMATS = ("json", "html", "site", "graphml", "gexf")
+FORMATS = ("json", "html", "site", "brief", "graphml", "gexf")
 
 
 def is_standard_output(out: str) -> bool:
@@ -103,7 +103,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
 @dataset_options
 def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
-    site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
+    site (a folder), a brief (`memlens brief` as a file), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
     the MCP reference memory server's file (mcp-memory).
 
     \b
@@ -112,6 +112,7 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
       memlens export --format json -o - | jq .stats
       memlens export --format html -o report.html
       memlens export --format site -o memory-site/
+      memlens export --format brief -o docs/MEMORY.md   # what an agent reads at the start
       memlens export --format graphml -o memory.graphml   # for Gephi, Cytoscape
       memlens export --from memware --format html -o memware.html
     """
@@ -120,6 +121,9 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
         raise click.UsageError("only --format json can be written to standard output")
     _refuse_folder_for_a_file(out, fmt)
     path = Path(out)
+    if fmt == "brief":
+        _export_brief(source, path, db, dataset, as_json)
+        return
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
@@ -136,6 +140,22 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
     for message in regeneration.kept_note(path, fmt):
         note(message)
+
+
+def _export_brief(source: str | None, path: Path, db: str | None, dataset: str | None, as_json: bool) -> None:
+    """The brief as a file (viewer/brief_file.py), made from the store itself."""
+    from memlens.store.opening import open_for_reading
+    from memlens.viewer.brief_file import write_brief_file
+
+    if source is not None:
+        raise click.UsageError("--format brief is made from a memlens dataset, not --from another tool's store")
+    store = datasets.resolve(db, dataset)
+    conn = open_for_reading(store)
+    try:
+        snapshot_hash = write_brief_file(conn, store, path)
+    finally:
+        conn.close()
+    emit(as_json, {"format": "brief", "path": str(path), "hash": snapshot_hash}, f"wrote {path} (brief)")
 
 
 def _refuse_folder_for_a_file(out: str, fmt: str) -> None:
