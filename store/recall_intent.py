@@ -268,3 +268,13 @@ class Asking:
 
 
 _KIND_SAID = {"person": "who: a person or team", "time": "when: a date or schedule", "place": "where: a place"}
+
+
+def page_tables() -> dict:
+    """What the page's search (static/search_intent.js) reads queries with: these very tables."""
+    return {"phrases": [[phrase, [[relation, inverse] for relation, inverse in meanings]]
+                        for phrase, meanings in RELATION_PHRASES.items()],
+            "kinds": KINDS, "agentEndings": list(_AGENT_ENDINGS), "irregular": _IRREGULAR,
+            "auxiliaries": sorted(_AUXILIARIES), "personTypes": _PERSON_TYPES, "placeTypes": _PLACE_TYPES,
+            "placeWords": sorted(_PLACE_WORDS), "timeWords": sorted(_TIME_WORDS), "dateLike": _DATE_LIKE.pattern,
+            "weights": {"relation": RELATION, "side": SIDE, "kind": KIND}}
