@@ -232,3 +232,18 @@ def test_a_brief_file_is_exported_and_kept_current_by_maintain(cli, demo_store, 
     assert "wrote: " in cli("maintain", "-d", "demo").stderr
     assert "billing-service depends_on RabbitMQ" in out.read_text()
     assert _records(demo_store)[2:] == []   # a file is read by nobody known: no brief is recorded
+
+
+def test_the_site_marks_the_facts_withheld_from_briefs_and_offers_the_briefs_tab(cli, demo_store, tmp_path):
+    from viewer_fixtures import parse_page
+
+    assert cli("export", "-d", "demo", "--format", "site", "-o", str(tmp_path / "site")).exit_code == 0
+    pages = {path.name: path.read_text() for path in (tmp_path / "site" / "entities").glob("*.html")}
+    marked = [text for text in pages.values() if "TWILIO_AUTH_TOKEN" in text and 'class="fact-withheld"' in text]
+    assert marked and "withheld from briefs</span> looks like a secret (a password, token or key)" in marked[0]
+    # the honest twin's card is the same but for the mark
+    twin = next(text for text in pages.values() if "SES_REGION" in text)
+    card = twin[twin.index("SES_REGION"):]
+    assert 'class="fact-withheld"' not in card[:card.index("</article>")]
+    graph = parse_page((tmp_path / "site" / "index.html").read_text())
+    assert graph.by_id("tab-briefs") is not None and graph.by_id("panel-briefs") is not None

@@ -33,7 +33,7 @@ VIS_DIR = _pyvis_folder() / "templates" / "lib" / f"vis-{VIS_VERSION}"
 VIS_HEADER_VERSION = re.compile(r"@version (\S+)")
 # Load order matters: later files use what earlier ones define inside the shared closure.
 SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "node_labels.js", "canvas_labels.js", "vis_adapter.js", "graph_view.js",
-                "detail_panel.js", "porter.js", "search_index.js", "search_intent.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
+                "detail_panel.js", "porter.js", "search_index.js", "search_intent.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "briefs.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
 STYLE_FILES = ("report.css",)
 SITE_STYLE_FILES = ("report.css", "site.css")
 SITE_SCRIPT_FILES = ("dom.js", "site.js")
