@@ -121,20 +121,14 @@ def read_intent(question: str, extra_phrases: dict[str, tuple[tuple[str, bool], 
 
 
 def dataset_phrases(conn: sqlite3.Connection) -> dict[str, tuple[tuple[str, bool], ...]]:
-    """The dataset's own wordings of its relations (meta `relation_phrases`: {"phrase": "relation"}
-    or {"phrase": ["relation", ...]}, a relation with a leading "~" named from its other end)."""
+    """The dataset's own wordings of its relations (store/phrases.py), as the table holds them."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'relation_phrases'").fetchone()
-    if row is None:
-        return {}
     try:
-        given = json.loads(row[0])
+        given = json.loads(row[0]) if row else {}
     except ValueError:
         return {}
-    found: dict[str, tuple[tuple[str, bool], ...]] = {}
-    for phrase, relations in (given.items() if isinstance(given, dict) else ()):
-        names = [relations] if isinstance(relations, str) else relations if isinstance(relations, list) else []
-        found[phrase] = tuple((name.lstrip("~"), name.startswith("~")) for name in names if isinstance(name, str))
-    return found
+    return {phrase: tuple((name.lstrip("~"), name.startswith("~")) for name in names if isinstance(name, str))
+            for phrase, names in (given.items() if isinstance(given, dict) else ()) if isinstance(names, list)}
 
 
 @dataclass
