@@ -307,7 +307,7 @@ def case_hooks_uninstall(cli, home, tmp_path, monkeypatch):
 
 
 def case_phrases_add(cli, home, tmp_path):
-    ok(cli("remember", "billing:Service --owned_by--> priya:Person", "billing:Service --mentions--> looks:Concept",
+    ok(cli("remember", "billing:Service --owned_by--> priya:Person", "billing:Service --mentions--> looks:Person",
            "-d", "t"))
     before = said(cli("recall", "who looks after billing", "-d", "t", "--json"))["facts"]
     assert before[0]["relation"] == "mentions"   # it holds both words; nothing says "looks after" is owning
