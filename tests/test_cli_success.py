@@ -307,12 +307,12 @@ def case_hooks_uninstall(cli, home, tmp_path, monkeypatch):
 
 
 def case_phrases_add(cli, home, tmp_path):
-    ok(cli("remember", "billing:Service --owned_by--> priya:Person", "billing:Service --mentions--> looks:Person",
+    ok(cli("remember", "billing:Service --owned_by--> priya:Person", "billing:Service --mentions--> tending:Person",
            "-d", "t"))
-    before = said(cli("recall", "who looks after billing", "-d", "t", "--json"))["facts"]
-    assert before[0]["relation"] == "mentions"   # it holds both words; nothing says "looks after" is owning
-    assert said(cli("phrases", "add", "Looks after", "owned_by", "-d", "t", "--json")) == {"looks after": ["owned_by"]}
-    found = said(cli("recall", "who looks after billing", "-d", "t", "--json"))["facts"]
+    before = said(cli("recall", "who tends billing", "-d", "t", "--json"))["facts"]
+    assert before[0]["relation"] == "mentions"   # it holds both words; nothing says tending is owning
+    assert said(cli("phrases", "add", "Tends", "owned_by", "-d", "t", "--json")) == {"tends": ["owned_by"]}
+    found = said(cli("recall", "who tends billing", "-d", "t", "--json"))["facts"]
     assert (found[0]["relation"], found[0]["object_name"]) == ("owned_by", "priya")
 
 
