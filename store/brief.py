@@ -13,8 +13,9 @@ What it says, in this order (each part as far as the budget goes; "+N more" wher
 
 Facts whose text reads as instructions or looks like a secret are left out (store/brief_screen.py)
 and counted. Every line is whole: a line that does not fit is not begun. Each read is bounded (a
-hub's thousands of facts are read by index, newest first), so a brief of a 10,000-entity memory
-costs a few milliseconds: it runs in a session-start hook.
+hub's thousands of facts are read by index, newest first; the most connected entities are found in a
+sample), so a brief of a 10,000-entity memory is composed in about 13 ms: it runs in a session-start
+hook (benchmarks/bench_brief.py).
 """
 from __future__ import annotations
 

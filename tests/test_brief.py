@@ -35,13 +35,13 @@ def given(cli, *args: str) -> str:
 
 def test_the_demo_brief_tells_the_current_owner_with_since_and_was_and_no_former_owner_as_current(cli, demo_store):
     text = given(cli, "-d", "demo")
-    owner = [line for line in text.splitlines() if " owned_by " in line]
-    assert owner == [line for line in owner if line.startswith("- billing-service owned_by Priya Natarajan")]
+    # the values it replaced are history: told only among the changes, as what happened to them
+    current = [line for line in text.splitlines() if " owned_by " in line and not line.startswith("- superseded: ")]
+    assert len(current) == 1
     assert re.fullmatch(r"- billing-service owned_by Priya Natarajan since 2026-02-01 \(was Sam Lee\) \[[0-9a-f]{8}\]",
-                        owner[0])
-    # the values it replaced are history, never shown as current; what was judged out is told only
-    # among the changes, as what happened to it
-    assert "owned_by Dana Okafor" not in text and "owned_by Sam Lee" not in text
+                        current[0])
+    replaced = [line for line in text.splitlines() if line.startswith("- superseded: billing-service owned_by")]
+    assert replaced == ["- superseded: billing-service owned_by Dana Okafor since 2025-03-01, until 2025-09-15 [79cf1466]"]
     judged = [line for line in text.splitlines() if "tracking/eta.py uses pytz" in line or "depends_on Kafka" in line]
     assert sorted(judged) == ["- retracted: notification-service depends_on Kafka [4ee67aae]",
                               "- superseded: tracking/eta.py uses pytz [2b5aa8de]"]
@@ -89,16 +89,16 @@ def test_a_budget_above_9000_is_refused_with_one_error_line(cli, demo_store):
 
 def test_the_demos_secret_and_injected_order_are_withheld_and_their_twins_told(cli, demo_store):
     result = json.loads(given(cli, "-d", "demo", "--max-chars", "9000", "--json"))
-    assert "TWILIO_AUTH_TOKEN" not in result["text"] and "9f8e7d6c" not in result["text"]
-    assert "issue 431 comments" not in result["text"]
-    assert "notification-service configured_by SES_REGION" in result["text"]
-    assert "BUG-431 ETA off by one hour fixed_by PR #433" in result["text"]
+    assert "staging configured_by DATABASE_URL" not in result["text"] and "s3cret" not in result["text"]
+    assert "BUG-431 ETA off by one hour reported_by Priya Natarajan" not in result["text"]
+    assert "production configured_by DATABASE_URL" in result["text"]
+    assert "BUG-412 duplicate invoices reported_by Sam Lee" in result["text"]
     with Memory(demo_store, readonly=True) as memory:
         marked = memory.snapshot()["withheld_from_briefs"]
     # the report's marks and the brief say the same, for the same reasons
     assert marked == {item["id"]: item["reason"] for item in result["withheld"]}
     assert sorted(marked.values()) == [
-        "looks like a secret (a password, token or key)",
+        "looks like a secret (credentials in a URL)",
         "reads as instructions to the agent (tells the reader to set instructions aside)"]
 
 
@@ -222,7 +222,7 @@ def test_a_brief_file_is_exported_and_kept_current_by_maintain(cli, demo_store, 
     first, *lines = out.read_text().splitlines()
     stats = json.loads(cli("stats", "-d", "demo", "--json").stdout)
     assert first.startswith("<!-- memlens brief of demo") and f'content="{stats["hash"]}"' in first
-    assert lines[0].startswith("Memory of demo: 55 entities") and lines[-1] == brief.DISCLAIMER
+    assert lines[0].startswith("Memory of demo: 51 entities") and lines[-1] == brief.DISCLAIMER
     assert not any("since the last brief" in line for line in lines)   # a file is no session's
     assert any(line.startswith("- billing-service owned_by Priya Natarajan") for line in lines)
     assert cli("bundles", "add", str(out), "--format", "brief", "-d", "demo").exit_code == 0
@@ -239,11 +239,12 @@ def test_the_site_marks_the_facts_withheld_from_briefs_and_offers_the_briefs_tab
 
     assert cli("export", "-d", "demo", "--format", "site", "-o", str(tmp_path / "site")).exit_code == 0
     pages = {path.name: path.read_text() for path in (tmp_path / "site" / "entities").glob("*.html")}
-    marked = [text for text in pages.values() if "TWILIO_AUTH_TOKEN" in text and 'class="fact-withheld"' in text]
-    assert marked and "withheld from briefs</span> looks like a secret (a password, token or key)" in marked[0]
-    # the honest twin's card is the same but for the mark
-    twin = next(text for text in pages.values() if "SES_REGION" in text)
-    card = twin[twin.index("SES_REGION"):]
-    assert 'class="fact-withheld"' not in card[:card.index("</article>")]
+    cards = {name: text.split("<article")[1:] for name, text in pages.items()}
+    leaked = [card for found in cards.values() for card in found if "s3cret" in card]
+    assert leaked and all("withheld from briefs</span> looks like a secret (credentials in a URL)" in card
+                          for card in leaked)
+    # the honest twin's card carries no mark
+    twin = [card for found in cards.values() for card in found if "read from the environment at start" in card]
+    assert twin and not any('class="fact-withheld"' in card for card in twin)
     graph = parse_page((tmp_path / "site" / "index.html").read_text())
     assert graph.by_id("tab-briefs") is not None and graph.by_id("panel-briefs") is not None

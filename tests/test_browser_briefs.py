@@ -78,10 +78,10 @@ def test_memory_then_shows_the_graph_as_it_was_when_the_brief_was_given(report):
 def test_a_fact_withheld_from_briefs_says_so_and_why_on_its_card(report):
     page = report.page
     page.evaluate("() => window.memlens.selectEntityById(window.memlens.network.body.data.nodes.get()"
-                  ".find((n) => n.label === 'notification-service').id)")
-    token = page.locator("#detail article.fact", has_text="TWILIO_AUTH_TOKEN")
-    assert token.locator(".fact-withheld").inner_text() == \
-        "withheld from briefs looks like a secret (a password, token or key)"
-    # its honest twin carries no such mark
-    assert page.locator("#detail article.fact", has_text="SES_REGION").locator(".fact-withheld").count() == 0
+                  ".find((n) => n.label === 'DATABASE_URL').id)")
+    leaked = page.locator("#detail article.fact", has_text="s3cret")
+    assert leaked.locator(".fact-withheld").inner_text() == "withheld from briefs looks like a secret (credentials in a URL)"
+    # its honest twin, among the same entity's facts, carries no such mark
+    twin = page.locator("#detail article.fact", has_text="read from the environment at start")
+    assert twin.count() == 1 and twin.locator(".fact-withheld").count() == 0
     assert report.console_errors == []

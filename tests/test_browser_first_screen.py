@@ -154,11 +154,11 @@ def test_provenance_counts_what_it_shows_and_offers_more_only_while_there_is_mor
         page = opened.page
         page.click("#tab-provenance")
         rows, count, more = page.locator("#ledger-rows tr"), page.locator("#ledger-count"), page.locator("#ledger-more")
-        assert rows.count() == 100      # of the demo's 175
-        assert count.inner_text() == "Showing the newest 100 of 175 entries" and more.is_visible()
+        assert rows.count() == 100      # of the demo's 167
+        assert count.inner_text() == "Showing the newest 100 of 167 entries" and more.is_visible()
         more.click()
         shown = rows.count()
-        assert shown == 175 and not more.is_visible() and count.inner_text() == "175 entries"
+        assert shown == 167 and not more.is_visible() and count.inner_text() == "167 entries"
         page.select_option("#ledger-action", "supersede")
         assert 0 < rows.count() < 100 and not more.is_visible()
         assert "matching" in count.inner_text()

@@ -75,7 +75,7 @@ def test_the_first_view_holds_every_node_and_every_drawn_name_inside_the_canvas(
         page = opened.page
         frame = frame_box(page)
         nodes = drawn_nodes(page)
-        assert len(nodes) == 55
+        assert len(nodes) == 51
         for node in nodes:
             assert frame["x"] <= node["x"] - node["r"] and node["x"] + node["r"] <= frame["x"] + frame["width"], node["label"]
             assert frame["y"] <= node["y"] - node["r"] and node["y"] + node["r"] <= frame["y"] + frame["height"], node["label"]
@@ -217,7 +217,7 @@ def test_at_a_past_record_time_the_panel_lists_what_the_cli_lists_and_no_later_c
             contested: document.querySelectorAll('#detail .tag-contested').length,
             legend: [...document.querySelectorAll('.type-chip .type-count')].reduce((n, c) => n + Number(c.textContent), 0) })"""
         now = page.evaluate(overview)
-        assert now["contested"] == 2 and now["legend"] == 55 and now["hubs"][0] == ["api-gateway", 17]
+        assert now["contested"] == 2 and now["legend"] == 51 and now["hubs"][0] == ["api-gateway", 17]
         # just before the demo's first contradiction was recorded
         at = page.evaluate("() => Math.min(...window.memlens.memory.contradictions.map((c) => c.recordedAt)) - 1")
         when = page.evaluate("(at) => window.memlens.times[at]", at)
@@ -227,7 +227,7 @@ def test_at_a_past_record_time_the_panel_lists_what_the_cli_lists_and_no_later_c
         # the legend counts what the header counts then (tested against `memlens facts` elsewhere):
         # one entity merged away since was still there
         entities_then = int(page.locator('#header-counts [data-count="entities"] dd').inner_text())
-        assert then["legend"] == entities_then == 56
+        assert then["legend"] == entities_then == 52
         page.evaluate("() => window.memlens.selectEntityById(window.memlens.network.body.data.nodes.get()"
                       ".find((n) => n.label === 'api-gateway').id)")
         shown = page.evaluate("() => [...document.querySelectorAll('#detail article.fact')].map((a) => a.dataset.factId)")

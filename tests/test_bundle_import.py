@@ -33,7 +33,7 @@ def test_export_import_export_gives_the_same_entities_and_facts(cli, tmp_path, d
     before = fingerprint(demo_site)
     result = cli("import", "--from", "memlens", str(bundle), "-d", "teammate")
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("imported memlens into teammate: 55 entities (1 more merged into them), 96 facts and 1 forgotten")
+    assert result.output.startswith("imported memlens into teammate: 51 entities (1 more merged into them), 92 facts and 1 forgotten")
     assert cli("export", "-d", "teammate", "--format", "json", "-o", str(tmp_path / "again.json")).exit_code == 0
     original = json.loads((demo_site / "snapshot.json").read_text())
     again = json.loads((tmp_path / "again.json").read_text())
@@ -54,7 +54,7 @@ def test_a_forgotten_fact_stays_forgotten_in_the_copy(cli, demo_site):
     with Memory(datasets.path_for("teammate"), readonly=True) as memory:
         facts = {f["id"]: f for f in memory.facts(include_all=True)}
     assert tombstone["id"] not in facts or facts[tombstone["id"]]["status"] == "forgotten"
-    assert len([f for f in facts.values() if f["status"] != "forgotten"]) == 96
+    assert len([f for f in facts.values() if f["status"] != "forgotten"]) == 92
 
 
 def test_a_dataset_that_holds_memories_is_refused_and_kept(cli, demo_site):

@@ -29,7 +29,7 @@ def test_every_sharing_command_in_the_readme_works(cli, tmp_path, monkeypatch):
         assert result.exit_code == 0, (command, result.output)
         outputs.append(result.output)
     assert (tmp_path / "memory.html").stat().st_size > 0 and (tmp_path / "docs/memory/manifest.json").is_file()
-    assert outputs[3].startswith("ok: docs/memory: 55 entities (1 more merged into them), 97 facts")
+    assert outputs[3].startswith("ok: docs/memory: 51 entities (1 more merged into them), 93 facts")
     assert "no changes" in outputs[4]
     with Memory(datasets.path_for("teammate"), readonly=True) as copy, Memory(datasets.path_for("demo"), readonly=True) as demo:
-        assert copy.stats()["facts"] == demo.stats()["facts"] == 97
+        assert copy.stats()["facts"] == demo.stats()["facts"] == 93
