@@ -58,8 +58,9 @@ def memlens_rankings(corpus: dict, home: Path) -> tuple[list[list[str]], list[fl
         types = {name: type_ for name, type_, _ in corpus["entities"]}
         by_triple = {}
         for subject, relation, object_, description, evidence, *status in corpus["facts"]:
+            # the corpus names its entities on purpose ("warehouse" beside "warehouse-loader")
             [outcome] = memory.remember([FactInput(subject, relation, object_, types[subject], types[object_],
-                                                   description, (evidence,))])
+                                                   description, (evidence,))], new=True)
             by_triple[triple(subject, relation, object_)] = (outcome.fact_id, status)
         for name, _, description in corpus["entities"]:
             memory.describe(name, description)

@@ -232,6 +232,12 @@ def test_a_brief_file_is_exported_and_kept_current_by_maintain(cli, demo_store, 
     assert "wrote: " in cli("maintain", "-d", "demo").stderr
     assert "billing-service depends_on RabbitMQ" in out.read_text()
     assert _records(demo_store)[2:] == []   # a file is read by nobody known: no brief is recorded
+    assert cli("export", "-d", "demo", "--format", "brief", "-o", str(out)).exit_code == 0   # its own file again
+    notes = tmp_path / "NOTES.md"
+    notes.write_text("my notes\n")
+    refused = cli("export", "-d", "demo", "--format", "brief", "-o", str(notes))
+    assert refused.exit_code == 1 and "is not a brief file memlens wrote" in refused.output
+    assert notes.read_text() == "my notes\n"
 
 
 def test_the_site_marks_the_facts_withheld_from_briefs_and_offers_the_briefs_tab(cli, demo_store, tmp_path):
