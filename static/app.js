@@ -169,6 +169,10 @@ async function startReport() {
   });
 
   if (byId("panel-maintenance")) createMaintenance(memory, byId("panel-maintenance")); // a site: a page of its own
+  // back to the moment a brief was given: the graph as the memory was then
+  const briefs = !byId("panel-briefs") ? { render() {} } : createBriefs(memory, view, {
+    panel: byId("panel-briefs"), body: byId("briefs-rows"), count: byId("briefs-count"), more: byId("briefs-more"),
+  }, (at) => { update({ asOfRecord: at, asOfValid: null }); showTab("graph"); });
   for (const button of document.querySelectorAll(".tl-unfold")) button.hidden = false;
 
   const search = createSearch(memory, view, byId("search-input"), byId("search-results"),
@@ -178,6 +182,7 @@ async function startReport() {
   shown = (name) => {
     if (name === "graph") graph.requestRedraw(); // drawn on the next frame, once, with any other change
     if (name === "provenance") ledger.render();
+    if (name === "briefs") briefs.render();
   };
 
   // One delegated handler for every link to an entity or fact (panel, ledger, maintenance).

@@ -88,6 +88,14 @@ function createDetailPanel(memory, view, panel, actions) {
       state.reason ? el("p", { className: "retired-reason" }, "reason: ", state.reason) : null);
   }
 
+  // A fact memlens never puts in a brief, and why (the snapshot's withheld_from_briefs).
+  const withheld = memory.meta.withheld_from_briefs || {};
+  function withheldNote(fact) {
+    const reason = Object.hasOwn(withheld, fact.id) ? withheld[fact.id] : null;
+    return reason === null ? null : el("p", { className: "fact-withheld" },
+      el("span", { className: "status status-withheld" }, "withheld from briefs"), " " + reason);
+  }
+
   function factCard(entity, fact, look) {
     const state = look.state;
     if (state.status === "forgotten" || fact.relationName === null) return null;
@@ -121,6 +129,7 @@ function createDetailPanel(memory, view, panel, actions) {
       line, badges,
       fact.description ? el("p", { className: "fact-description" }, fact.description) : null,
       look.contested ? contestedBox(fact, openContradictionsAt(fact, view.asOfRecord)) : null,
+      withheldNote(fact),
       state.status === "current" && state.reason ? el("p", { className: "fact-state-reason" }, state.reason) : null,
       look.status === "candidate" ? null : supersededBox(fact, state), evidenceList(fact), meta);
   }

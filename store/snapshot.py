@@ -12,7 +12,8 @@ from operator import itemgetter
 
 import orjson
 
-from . import ledger, maintenance, reads
+from . import brief_record, ledger, maintenance, reads
+from .brief_screen import withheld_facts
 from .errors import StoreDamaged
 from .fact_record import fact_record, tombstone_record
 from .reads import tuple_cursor
@@ -168,7 +169,9 @@ def _build(conn: sqlite3.Connection, dataset: str, flag: list[str] | None, head:
             for row in conn.execute("SELECT * FROM dismissals ORDER BY at, n")
         ],
         "ledger": ledger_rows,
+        "briefs": brief_record.records(conn),
     }
+    snapshot["withheld_from_briefs"] = withheld_facts(snapshot["facts"], names)
     snapshot["stats"] = stats_of(snapshot)
     snapshot["maintenance"] = [c.as_dict() for c in maintenance.worklist_of_snapshot(snapshot)] if worklist else []
     return snapshot

@@ -92,6 +92,12 @@ def _write(tx: Tx, snapshot: dict[str, Any], source: str) -> dict[str, Any]:
         tx.conn.execute("INSERT INTO dismissals (key, kind, content, reason, actor, at) VALUES (?, ?, ?, ?, ?, ?)",
                         (d["key"], d["kind"], d["content"], d["reason"], d["actor"], d["at"]))
         tx.log("import", "dismissal", [], source=source, key=d["key"], content=d["content"])
+    # What sessions were told travels with the memory it was told from (no ledger row: giving a brief
+    # is not a write, store/brief_record.py).
+    tx.conn.executemany("INSERT INTO briefs (at, host, session, source, snapshot_hash, digest, facts, chars) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(b["at"], b["host"], b.get("session"), b.get("source"), b["hash"], b["digest"],
+                          json.dumps(b["facts"]), b["chars"]) for b in snapshot.get("briefs", [])])
     counts = {
         "source": source, "dataset": snapshot["dataset"], "source_hash": snapshot["hash"],
         "entities": len(snapshot["entities"]),

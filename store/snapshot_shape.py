@@ -19,6 +19,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Callable, Iterable
 
+from .brief_record import FIELD_LIMIT
 from .errors import InvalidInput
 from .ids import all_usable, usable_id
 from .schema import STATUSES
@@ -80,6 +81,7 @@ def _check(snapshot: Any, latest: str | None) -> None:
     dismissals.text("reason", "actor")
     dismissals.times("at")
     _check_ledger(snapshot["ledger"], latest)
+    _check_briefs(snapshot.get("briefs", []), snapshot.get("withheld_from_briefs", {}), latest)
     worklist = _Records(snapshot["maintenance"], lambda n: f"maintenance item {n}", latest)
     worklist.text("key", "kind", "content", nonempty=True)
     worklist.text("summary")
@@ -323,6 +325,22 @@ def _check_ledger(records: list[Any], latest: str | None) -> None:
     ledger.text("actor", "action", "kind", nonempty=True)
     ledger.id_lists("refs")
     ledger.mapping("payload")
+
+
+def _check_briefs(records: Any, withheld: Any, latest: str | None) -> None:
+    """The record of briefs given and the facts withheld from them (a snapshot from before briefs has neither)."""
+    if not isinstance(records, list):
+        raise InvalidInput("the snapshot's 'briefs' is not a list")
+    briefs = _Records(records, lambda n: f"brief {n}", latest)
+    briefs.times("at")
+    briefs.text("host", "hash", "digest", nonempty=True)
+    briefs.text("session", "source", optional=True)
+    for field in ("host", "session", "source"):
+        briefs.each(field, f"text of at most {FIELD_LIMIT} characters", lambda v: v is None or len(v) <= FIELD_LIMIT)
+    briefs.id_lists("facts")
+    briefs.count("chars")
+    if not (isinstance(withheld, dict) and all_usable(list(withheld)) and all(map(str.__instancecheck__, withheld.values()))):
+        raise InvalidInput("the snapshot's 'withheld_from_briefs' is not an object of fact ids and reasons")
 
 
 def _shown(value: Any) -> str:

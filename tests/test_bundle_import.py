@@ -39,6 +39,8 @@ def test_export_import_export_gives_the_same_entities_and_facts(cli, tmp_path, d
     again = json.loads((tmp_path / "again.json").read_text())
     for part in SAME:
         assert again[part] == original[part], part
+    # what sessions were told travels with the memory
+    assert again["briefs"] == original["briefs"] and len(original["briefs"]) == 2
     forgotten = [f["id"] for f in original["facts"] if f["status"] == "forgotten"]
     assert forgotten and [f["id"] for f in again["facts"] if f["status"] == "forgotten"] == forgotten
     assert fingerprint(demo_site) == before

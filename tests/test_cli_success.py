@@ -312,6 +312,29 @@ def case_hooks_status(cli, home, tmp_path, monkeypatch):
     assert [row["state"] for row in rows] == ["installed"] * 3
 
 
+def case_phrases_add(cli, home, tmp_path):
+    ok(cli("remember", "billing:Service --owned_by--> priya:Person", "billing:Service --mentions--> tending:Person",
+           "-d", "t"))
+    before = said(cli("recall", "who tends billing", "-d", "t", "--json"))["facts"]
+    assert before[0]["relation"] == "mentions"   # it holds both words; nothing says tending is owning
+    assert said(cli("phrases", "add", "Tends", "owned_by", "-d", "t", "--json")) == {"tends": ["owned_by"]}
+    found = said(cli("recall", "who tends billing", "-d", "t", "--json"))["facts"]
+    assert (found[0]["relation"], found[0]["object_name"]) == ("owned_by", "priya")
+
+
+def case_phrases_list(cli, home, tmp_path):
+    ok(cli("remember", "alice:Person --works_at--> acme:Organization", "-d", "t"))
+    ok(cli("phrases", "add", "answers to", "~manages", "-d", "t"))
+    assert said(cli("phrases", "list", "-d", "t", "--json")) == {"answers to": ["~manages"]}
+
+
+def case_phrases_remove(cli, home, tmp_path):
+    ok(cli("remember", "alice:Person --works_at--> acme:Organization", "-d", "t"))
+    ok(cli("phrases", "add", "answers to", "~manages", "-d", "t"))
+    said(cli("phrases", "remove", "answers to", "-d", "t", "--json"))
+    assert said(cli("phrases", "list", "-d", "t", "--json")) == {}
+
+
 def case_brief(cli, home, tmp_path):
     fact_id(cli, "alice:Person --works_at--> acme:Organization")
     given = said(cli("brief", "-d", "t", "--record", "--json"))

@@ -82,7 +82,8 @@ def test_a_question_answered_through_an_entitys_description_says_so(team, tmp_pa
 def test_each_fact_says_which_words_it_holds_and_the_named_entity_comes_first(team):
     found = team.recall("who owns the billing service", limit=5)
     assert found["words"] == ["owns", "billing", "service"]
-    assert found["facts"][0]["why"] == "a fact of billing-service; matched: owns"
+    assert found["facts"][0]["why"] == ("a fact of billing-service; matched: owns; its subject asked for, "
+                                        "who: a person or team")
     assert found["entities"][0]["name"] == "billing-service" and found["entities"][0]["why"] == "named: billing, service"
     others = [f for f in found["facts"] if f["subject_name"] != "billing-service"]
     assert all("billing-service" not in f["why"] for f in others)

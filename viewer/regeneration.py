@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from memlens.viewer.model.palette import TypeLook
     from memlens.viewer.reading import CarriedOver
 
-FORMATS = ("html", "site", "rules")   # rules: the brief in a host's rules file (rules_block.py)
+# brief: the brief as a file of its own (brief_file.py); rules: in a host's rules file (rules_block.py)
+FORMATS = ("html", "site", "brief", "rules")
 _RECORD_LIMIT = 64 << 20   # bundles.json: a line or two per bundle
 
 
@@ -220,6 +221,10 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     # the bundles memlens keeps in its home (`memlens view`'s report) are no one else's to write
     take_over = way.path.is_relative_to(datasets.home().resolve())
     check_way(way, bundle.format, take_over=take_over)   # before anything of the old bundle is read
+    if bundle.format == "brief":   # made from the store itself, not from a snapshot
+        from .brief_file import write_brief_file
+
+        return Regeneration(bundle, True, write_brief_file(memory.conn, memory.path, way))
     load_writer(bundle.format)
     snapshot, kept = _snapshot_and_previous(memory, way.path, bundle.format)
     previous = kept.digest
@@ -249,10 +254,11 @@ def check_way(way: Way, fmt: str, *, take_over: bool = False) -> None:
                 return
     except FileNotFoundError:
         return   # folders still to be made: checked as they are made
-    raise BundleError(f"{way.path} is not the report memlens wrote there (by its records in $MEMLENS_HOME: edited, "
+    what = {"html": "report", "brief": "brief file"}.get(fmt, fmt)
+    raise BundleError(f"{way.path} is not the {what} memlens wrote there (by its records in $MEMLENS_HOME: edited, "
                       "replaced by a checkout, or written by someone else); memlens replaces only what it wrote, so "
-                      "it was left as it was: check it, then remove it, or write it yourself once (memlens export "
-                      "--format html -o PATH)")
+                      f"it was left as it was: check it, then remove it, or write it yourself once (memlens export "
+                      f"--format {fmt} -o PATH)")
 
 
 def _sweep(way: Way, fmt: str) -> None:

@@ -29,7 +29,7 @@ from .formatting import import_summary, merge_kept, merge_summary, printable
 from .options import dataset_options, emit, note, read_memory
 from .progress import Progress
 
-FORMATS = ("json", "html", "site", "graphml", "gexf")
+FORMATS = ("json", "html", "site", "brief", "graphml", "gexf")
 
 
 def is_standard_output(out: str) -> bool:
@@ -119,7 +119,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
 @dataset_options
 def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
-    site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
+    site (a folder), a brief (`memlens brief` as a file), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
     the MCP reference memory server's file (mcp-memory).
 
     \b
@@ -128,6 +128,7 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
       memlens export --format json -o - | jq .stats
       memlens export --format html -o report.html
       memlens export --format site -o memory-site/
+      memlens export --format brief -o docs/MEMORY.md   # what an agent reads at the start
       memlens export --format graphml -o memory.graphml   # for Gephi, Cytoscape
       memlens export --from memware --format html -o memware.html
     """
@@ -138,6 +139,9 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
     path = Path(out)
     if not to_stdout:
         refuse_a_file_memlens_did_not_write(path, fmt)
+    if fmt == "brief":
+        _export_brief(source, path, db, dataset, as_json)
+        return
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
@@ -156,14 +160,32 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
         note(message)
 
 
+def _export_brief(source: str | None, path: Path, db: str | None, dataset: str | None, as_json: bool) -> None:
+    """The brief as a file (viewer/brief_file.py), made from the store itself."""
+    from memlens.store.opening import open_for_reading
+    from memlens.viewer.brief_file import write_brief_file
+
+    if source is not None:
+        raise click.UsageError("--format brief is made from a memlens dataset, not --from another tool's store")
+    store = datasets.resolve(db, dataset)
+    conn = open_for_reading(store)
+    try:
+        snapshot_hash = write_brief_file(conn, store, path)
+    finally:
+        conn.close()
+    emit(as_json, {"format": "brief", "path": str(path), "hash": snapshot_hash}, f"wrote {path} (brief)")
+
+
 # What every file of a format memlens writes holds (a report's generator tag, or an older report's
 # snapshot-hash tag; a snapshot's format; the note GraphML and GEXF carry), looked for in the file a
 # write would replace.
 _WRITTEN_BY_MEMLENS = {
     "html": (b'<meta name="generator" content="memlens">', b'<meta name="memlens-snapshot-hash"'),
     "json": (b'"format": "memlens-snapshot/1"', b'"format":"memlens-snapshot/1"'),
+    "brief": (b"<!-- memlens brief of ",),
     "graphml": (b"memlens export --format json",),
     "gexf": (b"memlens export --format json",),
+    "brief": (b"<!-- memlens brief of ",),   # viewer/brief_file.py's first line
 }
 _SCANNED = 1 << 20
 

@@ -121,6 +121,7 @@ class ReportContext:
     data_blocks: list[Block]               # the page's data elements, see codec.page_blocks
     links: Links
     changes: ChangesView | None = None
+    briefs_count: int = 0                  # briefs given (the snapshot's `briefs`): the Briefs tab, if any
     scripts: list[Markup] = field(default_factory=list)
     styles: list[Markup] = field(default_factory=list)
     script_files: list[str] = field(default_factory=list)
@@ -279,6 +280,7 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         data_blocks=blocks,
         links=links,
         changes=changes_view(changes, snapshot, links, index) if changes is not None else None,
+        briefs_count=len(snapshot.get("briefs") or []),
     )
     if site is not None:
         return ReportContext(**common, csp=site.csp, script_files=site.script_files,

@@ -58,6 +58,7 @@ class SiteItems:
         self.anchors = anchors      # cards carry id="fact-<id>" (on entity pages, where links land)
         self.contested_boxes = contested_boxes  # off where the page states the contradiction itself
         self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
+        self.withheld = snapshot.get("withheld_from_briefs") or {}   # fact id -> why briefs leave it out
         self.evidence_changed = frozenset(evidence_changed(snapshot))
         self._text: dict[str, str] = {}
         self._entity_refs: dict[str | None, str] = {}
@@ -177,6 +178,9 @@ class SiteItems:
             parts.append(f'<p class="fact-state-reason">{h(fact["reason"])}</p>')
         if contested and self.contested_boxes:
             parts.extend(self._contested_box(fact, c) for c in self._open_contradictions(fact))
+        if fid in self.withheld:   # as the report's card says it (detail_panel.js withheldNote)
+            parts.append(f'<p class="fact-withheld"><span class="status status-withheld">withheld from briefs</span> '
+                         f'{h(self.withheld[fid])}</p>')
         if status in ("superseded", "retracted"):
             parts.append(self._retired_box(fact, status))
         parts.append(self._evidence(fact.get("evidence") or []))
