@@ -36,11 +36,6 @@ function createDetailPanel(memory, view, panel, actions) {
     return label + " (" + shortId(fact.id) + ")";
   }
 
-  function firstWords(text) {
-    const words = text.trim().split(/\s+/);
-    return words.length > 8 ? words.slice(0, 8).join(" ") + "\u2026" : words.join(" ");
-  }
-
   function evidenceList(fact) {
     if (fact.evidence === null) return null; // not read yet: the panel is drawn again once it is
     if (!fact.evidence.length) return el("p", { className: "fact-evidence none" }, "no evidence recorded");
@@ -48,13 +43,6 @@ function createDetailPanel(memory, view, panel, actions) {
       el("li", null, isWebLink(text)
         ? el("a", { href: text, target: "_blank", rel: "noopener noreferrer" }, text)
         : el("span", { className: "evidence-text" }, text))));
-  }
-
-  function validity(state) {
-    if (state.validFrom && state.validTo) return "valid " + state.validFrom + " \u2192 " + state.validTo;
-    if (state.validFrom) return "valid since " + state.validFrom;
-    if (state.validTo) return "valid until " + state.validTo;
-    return "validity not stated";
   }
 
   function contestedBox(fact, contradictions) {
@@ -86,19 +74,12 @@ function createDetailPanel(memory, view, panel, actions) {
       outgoing ? el("span", { className: "fact-self" }, entity.name) : refButton(fact.subjectEntity),
       el("span", { className: "fact-relation" }, " " + fact.relationName + " "),
       outgoing ? refButton(fact.objectEntity) : el("span", { className: "fact-self" }, entity.name));
-    const badges = el("p", { className: "fact-badges" },
-      el("span", { className: "status status-" + look.status,
-                   title: look.status === "candidate" ? "awaiting review; not believed until approved" : null }, look.status),
-      look.heldThen ? el("span", { className: "status status-held", title: "true at the chosen valid time, superseded later" },
-                         "held then") : null,
-      isArchived(state) ? el("span", { className: "status status-archived", title: "kept, but left out of its tool's own reads" },
-                             "archived") : null,
-      look.contested ? el("strong", { className: "tag tag-contested" }, "contested") : null,
+    const badges = el("p", { className: "fact-badges" }, statusBadges(fact, look),
       fact.functional ? el("span", { className: "status status-functional", title: "one current value per subject" }, "functional") : null,
       fact.reassertions ? el("span", { className: "status" }, "reasserted \u00d7" + fact.reassertions) : null,
       el("code", { className: "fact-id", title: fact.id }, shortId(fact.id)));
     const meta = el("p", { className: "fact-meta" },
-      el("span", null, validity(state)),
+      el("span", null, validityText(state)),
       el("span", null, "by " + (fact.actor || "unknown")),
       el("span", null, "recorded " + shortTime(memory.times[fact.recordedAt])),
       RETIRED.has(state.status) && fact.retiredAt !== -1
@@ -262,7 +243,8 @@ function createDetailPanel(memory, view, panel, actions) {
       return dot;
     };
     return el("div", { className: "detail-empty" },
-      el("p", { className: "detail-empty-title" }, "Nothing selected"),
+      el("div", { className: "detail-title" }, el("p", { className: "detail-empty-title" }, "Nothing selected"),
+         el("button", { type: "button", className: "icon-button", id: "detail-close", "aria-label": "Close the overview (Escape)" }, "\u00d7")),
       el("p", null, "Click a node, or search, to see every fact about an entity: status, evidence, validity, and who recorded it when."),
       el("h3", { className: "detail-section" }, "Most connected", travelling ? el("span", { className: "muted" }, " then") : null),
       el("ul", { className: "overview-list" }, hubs.map(([entity, links]) => el("li", null, swatch(entity), refButton(entity),
@@ -272,13 +254,22 @@ function createDetailPanel(memory, view, panel, actions) {
           el("strong", { className: "tag tag-contested" }, "contested"), factRef(fact))))] : null);
   }
 
+  // Where the panel lies over the graph (report.css), it is open while something is selected or
+  // while the reader asked for the overview (#detail-open); a selection ends that ask.
+  let overviewAsked = false;
+  function showOverview(on) {
+    overviewAsked = on;
+    render();
+  }
+
   let shownEntity = null;
   function render() {
     const entity = view.selected;
     panel.replaceChildren();
     if (entity !== shownEntity) panel.scrollTop = 0; // another entity starts at its name
     shownEntity = entity;
-    panel.classList.toggle("has-selection", Boolean(entity));
+    if (entity) overviewAsked = false;
+    panel.classList.toggle("is-open", Boolean(entity) || overviewAsked);
     if (pagesFor !== entity) {
       pages.clear();
       pagesFor = entity;
@@ -345,5 +336,5 @@ function createDetailPanel(memory, view, panel, actions) {
     return true;
   }
 
-  return { render, highlightFact };
+  return { render, highlightFact, showOverview, isOpen: () => panel.classList.contains("is-open") };
 }

@@ -54,6 +54,8 @@ def test_search_focuses_and_selects_the_entity(report):
 
 def test_clicking_a_node_on_the_canvas_lists_its_facts(report):
     page = report.page
+    assert panel_text(report) == ""            # the panel waits beside the graph until it is asked for
+    page.click("#detail-open")
     assert "Nothing selected" in panel_text(report)
     point = page.evaluate("""(id) => {
         const network = window.memlens.network;
