@@ -264,6 +264,7 @@ async function startReport() {
   }
   window.addEventListener("hashchange", followAddress);
 
+  memlens.showFactCards = (on) => panel.showCards(on);
   memlens.selectEntityById = (id) => selectEntity(memory.entityById.get(id) || null, { focus: true });
   memlens.view = view;
   memlens.times = memory.times; // what the sliders' stops index: record times, valid times

@@ -1,7 +1,9 @@
 // The detail panel: every fact of the selected entity, as it stands under the view state, grouped
-// by relation and direction with exact counts. A hub holds tens of thousands of facts, so a group
-// shows its first GROUP_CARDS cards; "Show all N" turns it into pages of GROUP_PAGE cards. Every
-// render builds cards only for what is on screen; the rest of an entity's facts is only counted.
+// by relation and direction with exact counts. Each fact is one line (relation, other end, status
+// mark, dates) that opens into its card, or, at the reader's choice, its card. A hub holds tens
+// of thousands of facts, so a group shows its first GROUP_CARDS; "Show all N" turns it into pages
+// of GROUP_PAGE. Every render builds lines and cards only for what is on screen; the rest of an
+// entity's facts is only counted.
 const STATUS_ORDER = { current: 0, superseded: 1, retracted: 2, forgotten: 3 };
 const GROUP_CARDS = 10;
 const GROUP_PAGE = 100;
@@ -126,9 +128,12 @@ function createDetailPanel(memory, view, panel, actions) {
     return groups;
   }
 
-  // Which page each group the reader opened with "Show all" is on; forgotten on a new selection.
+  // Which page each group the reader opened with "Show all" is on, and which facts' lines are open;
+  // forgotten on a new selection. Cards or lines is kept across selections.
   const pages = new Map();
+  const opened = new Set();
   let pagesFor = null;
+  let asCards = false;
   // The facts each group showed at the last render, for highlightFact.
   let lastShown = new Map();
 
@@ -137,12 +142,28 @@ function createDetailPanel(memory, view, panel, actions) {
       : group.outgoing ? group.relation + " \u2192" : "\u2190 " + group.relation;
     const label = group.key === TOMBSTONES ? plural(count, "forgotten fact")
       : plural(count, (group.outgoing ? "outgoing " : "incoming ") + group.relation + " fact");
-    return el("h4", { className: "fact-group-title", "aria-label": label },
+    return el("h4", { className: "fact-group-title" + (asCards ? "" : " visually-hidden"), "aria-label": label },
       el("span", { className: "fact-relation" }, title), " ", el("span", { className: "muted fact-group-count" }, count.toLocaleString("en")));
   }
 
+  // A fact's line: the relation (the button that opens its card), the other end, its status and its dates.
+  function factLine(entity, fact, look) {
+    if (look.state.status === "forgotten" || fact.relationName === null) return null;
+    const outgoing = fact.subjectEntity === entity;
+    const open = opened.has(fact.id);
+    const line = el("div", { className: "fact-row" + (look.contested ? " is-contested" : "") + (look.retired ? " is-retired" : "") },
+      el("button", { type: "button", className: "fact-toggle", "aria-expanded": String(open), "data-fact": fact.id,
+                     title: (open ? "Hide" : "Show") + " the whole fact" },
+         el("span", { className: "fact-chevron", "aria-hidden": "true" }, open ? "\u25be" : "\u25b8"),
+         el("span", { className: "fact-relation" }, outgoing ? fact.relationName + " \u2192" : "\u2190 " + fact.relationName)),
+      refButton(outgoing ? fact.objectEntity : fact.subjectEntity), statusMark(look),
+      shortDates(memory, fact, look.state));
+    return open ? el("div", { className: "fact-item is-open" }, line, factCard(entity, fact, look)) : line;
+  }
+
   function groupBody(entity, group, shown) {
-    const card = (fact) => (group.key === TOMBSTONES ? tombstone(fact) : factCard(entity, fact, factAppearance(fact, view)));
+    const card = (fact) => (group.key === TOMBSTONES ? tombstone(fact)
+      : (asCards ? factCard : factLine)(entity, fact, factAppearance(fact, view)));
     const page = pages.get(group.key);
     if (page === undefined) {
       const more = shown.length - GROUP_CARDS;
@@ -164,6 +185,18 @@ function createDetailPanel(memory, view, panel, actions) {
   }
 
   panel.addEventListener("click", (event) => {
+    const toggle = event.target.closest(".fact-toggle");
+    if (toggle) {
+      if (!opened.delete(toggle.dataset.fact)) opened.add(toggle.dataset.fact);
+      render();
+      panel.querySelector('.fact-toggle[data-fact="' + CSS.escape(toggle.dataset.fact) + '"]').focus();
+      return;
+    }
+    if (event.target.closest("#detail-cards")) {
+      showCards(!asCards);
+      document.getElementById("detail-cards").focus();
+      return;
+    }
     const button = event.target.closest(".group-show-all, .group-page");
     if (!button) return;
     pages.set(button.dataset.group, button.dataset.page === undefined ? 0 : Number(button.dataset.page));
@@ -254,6 +287,11 @@ function createDetailPanel(memory, view, panel, actions) {
           el("strong", { className: "tag tag-contested" }, "contested"), factRef(fact))))] : null);
   }
 
+  function showCards(on) {
+    asCards = on;
+    render();
+  }
+
   // Where the panel lies over the graph (report.css), it is open while something is selected or
   // while the reader asked for the overview (#detail-open); a selection ends that ask.
   let overviewAsked = false;
@@ -272,6 +310,7 @@ function createDetailPanel(memory, view, panel, actions) {
     panel.classList.toggle("is-open", Boolean(entity) || overviewAsked);
     if (pagesFor !== entity) {
       pages.clear();
+      opened.clear();
       pagesFor = entity;
     }
     if (!entity) {
@@ -307,20 +346,22 @@ function createDetailPanel(memory, view, panel, actions) {
     if (hidden.archived) notes.push(el("p", { className: "hidden-note" }, plural(hidden.archived, "archived fact") + " hidden."));
     if (hidden.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hidden.invalid, "fact") + " not valid at the chosen valid time."));
     appendAll(panel, [header(entity), actionsRow(entity),
-      el("h3", { className: "detail-section" }, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),
+      el("div", { className: "detail-section facts-head" },
+         el("h3", null, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),
+         total ? el("button", { type: "button", className: "link-button", id: "detail-cards", "aria-pressed": String(asCards) },
+                    "Show as cards") : null),
       total ? null : el("p", { className: "muted" }, "No facts to show under the current view."),
       sections, notes]);
   }
 
-  // Brings the fact's card on screen (turning its group to the right page) and flashes it.
+  // Brings the fact's card on screen (turning its group to the right page, opening its line) and flashes it.
   function highlightFact(fact) {
     for (const [key, facts] of lastShown) {
       const position = facts.indexOf(fact);
       if (position < 0) continue;
-      if (position >= GROUP_CARDS || pages.has(key)) {
-        pages.set(key, Math.floor(position / GROUP_PAGE));
-        render();
-      }
+      if (position >= GROUP_CARDS || pages.has(key)) pages.set(key, Math.floor(position / GROUP_PAGE));
+      opened.add(fact.id);
+      render();
       break;
     }
     return flashCard(fact);
@@ -336,5 +377,5 @@ function createDetailPanel(memory, view, panel, actions) {
     return true;
   }
 
-  return { render, highlightFact, showOverview, isOpen: () => panel.classList.contains("is-open") };
+  return { render, highlightFact, showOverview, showCards, isOpen: () => panel.classList.contains("is-open") };
 }

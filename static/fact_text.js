@@ -8,10 +8,12 @@ function validityText(state) {
   return "validity not stated";
 }
 
-// The dates a fact's one line carries: its validity when stated, else when it was recorded.
+// The dates a fact's line carries: its validity when stated, else the day it was recorded.
 function shortDates(memory, fact, state) {
-  if (state.validFrom || state.validTo) return validityText(state).replace(/^valid /, "");
-  return "recorded " + shortTime(memory.times[fact.recordedAt]).slice(0, 10);
+  if (state.validFrom || state.validTo) return el("span", { className: "fact-dates" }, validityText(state).replace(/^valid /, ""));
+  const recorded = shortTime(memory.times[fact.recordedAt]);
+  return el("span", { className: "fact-dates", title: "recorded " + recorded },
+    el("span", { className: "visually-hidden" }, "recorded "), recorded.slice(0, 10));
 }
 
 // Its status as a badge (`look` from factAppearance), and "contested" as a tag of its own.
@@ -30,4 +32,14 @@ function statusBadges(fact, look) {
 function firstWords(text, count = 8) {
   const words = text.trim().split(/\s+/);
   return words.length > count ? words.slice(0, count).join(" ") + "\u2026" : words.join(" ");
+}
+
+// Its status as one mark on its line: a glyph, named in words for a screen reader and a tooltip.
+const STATUS_MARKS = { current: "\u25cf", superseded: "\u25cb", retracted: "\u00d7", candidate: "?" };
+function statusMark(look) {
+  const words = [look.status, look.heldThen ? "held then" : null, isArchived(look.state) ? "archived" : null,
+                 look.contested ? "contested" : null].filter(Boolean).join(", ");
+  return el("span", { className: "mark mark-" + look.status + (look.contested ? " mark-contested" : ""), title: words },
+    el("span", { "aria-hidden": "true" }, look.contested ? "\u26a0" : STATUS_MARKS[look.status] || "\u25cf"),
+    el("span", { className: "visually-hidden" }, words));
 }

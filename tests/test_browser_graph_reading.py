@@ -246,3 +246,49 @@ def test_a_link_under_the_pointer_or_the_keyboard_shows_its_fact(browser, report
         assert "billing-service" in tip.inner_text() and cursor in tip.inner_text()
     finally:
         opened.close()
+
+
+def test_the_panel_gives_each_fact_one_line_that_opens_into_its_card_and_cards_are_one_click_away(browser, reports):
+    opened = open_report(browser, reports["demo"])
+    try:
+        page = opened.page
+        click_node(page, "billing-service")
+        lines = page.locator("#detail .fact-row")
+        assert lines.count() == 17 and page.locator("#detail article.fact").count() == 0
+        texts = [" ".join(t.split()) for t in lines.all_inner_texts()]
+        assert "\u25b8 depends_on \u2192 Celery \u25cf current since 2026-01-22" in texts       # relation, other end, mark, dates
+        heights = [lines.nth(i).bounding_box()["height"] for i in range(lines.count())]
+        assert max(heights) < 30                                                           # one line each
+        assert page.evaluate("() => document.getElementById('detail').scrollHeight") < 900   # was 3,400 px of cards
+        toggle = page.locator('#detail .fact-toggle:has-text("depends_on") >> nth=0')
+        fact_id = toggle.get_attribute("data-fact")
+        toggle.click()
+        card = page.locator(f'#detail article.fact[data-fact-id="{fact_id}"]')
+        assert card.is_visible() and "monthly invoice run" in card.inner_text() and "repo://" in card.inner_text()
+        assert page.locator(f'#detail .fact-toggle[data-fact="{fact_id}"]').get_attribute("aria-expanded") == "true"
+        page.locator(f'#detail .fact-toggle[data-fact="{fact_id}"]').click()
+        assert card.count() == 0
+        page.click("#detail-cards")
+        assert page.locator("#detail article.fact").count() == 17 and lines.count() == 0
+        assert page.locator("#detail-cards").get_attribute("aria-pressed") == "true"
+        page.evaluate("() => window.memlens.selectEntityById([...window.memlens.memory.entityById.values()]"
+                      ".find((e) => e.name === 'api-gateway').id)")
+        assert page.locator("#detail article.fact").count() == 17          # kept across selections
+        page.click("#detail-cards")
+        assert page.locator("#detail article.fact").count() == 0 and lines.count() == 17
+    finally:
+        opened.close()
+
+
+def test_a_link_to_a_fact_opens_that_facts_line_alone(browser, reports):
+    opened = open_report(browser, reports["demo"])
+    try:
+        page = opened.page
+        fact = page.evaluate("""() => [...window.memlens.memory.factById.values()]
+            .find((f) => f.relationName === "owned_by" && f.status === "current").id""")
+        page.evaluate("(id) => { location.hash = 'fact=' + id; }", fact)
+        card = page.locator(f'#detail article.fact[data-fact-id="{fact}"]')
+        card.wait_for()
+        assert page.locator("#detail article.fact").count() == 1 and page.locator("#detail .fact-row").count() > 1
+    finally:
+        opened.close()

@@ -639,6 +639,10 @@ class OpenedReport:
         """The ids of the entities the graph has drawn."""
         return set(self.page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
 
+    def show_fact_cards(self) -> None:
+        """Has the detail panel show each fact as its card (the reader's choice; one line each at first)."""
+        self.page.evaluate("() => window.memlens.showFactCards(true)")
+
     def close(self) -> None:
         self.context.close()
 
