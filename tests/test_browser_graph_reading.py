@@ -292,3 +292,31 @@ def test_a_link_to_a_fact_opens_that_facts_line_alone(browser, reports):
         assert page.locator("#detail article.fact").count() == 1 and page.locator("#detail .fact-row").count() > 1
     finally:
         opened.close()
+
+
+def visible_text(page, selector: str) -> str:
+    return " ".join(page.locator(selector).inner_text().split()) if page.locator(selector).is_visible() else ""
+
+
+def test_without_javascript_every_tab_says_what_it_needs_and_shows_what_it_can(browser, reports):
+    off = open_report(browser, reports["demo"], javascript=False, wait_for_graph=False)
+    try:
+        page = off.page
+        assert "The graph needs JavaScript, which is off." in visible_text(page, "#panel-graph")
+        assert page.locator(".legend").is_hidden() and page.locator("#graph").is_hidden()
+        provenance = visible_text(page, "#panel-provenance")
+        assert "The ledger's 167 rows are read from this page's data by its script, which is off" in provenance
+        assert page.locator("#ledger-table").is_hidden() and page.locator("#ledger-filters").is_hidden()
+        assert page.locator("#panel-timelines svg.timeline-svg").count() >= 12          # drawn at build time
+        assert page.locator("#panel-maintenance table.worklist tbody tr").count() >= 1
+        assert "(this needs JavaScript" in visible_text(page, "#panel-timelines")
+    finally:
+        off.close()
+    on = open_report(browser, reports["demo"])   # with script: no notes, and the ledger read
+    try:
+        page = on.page
+        page.click("#tab-provenance")
+        assert "which is off" not in page.locator("main").inner_text()
+        assert page.locator("#ledger-rows tr").count() > 10 and page.locator("#ledger-filters").is_visible()
+    finally:
+        on.close()
