@@ -179,6 +179,8 @@ def _open_named(path: Path) -> int:
 
 def _check_regular(handle: int, shown: str) -> os.stat_result:
     status = os.fstat(handle)
+    if stat.S_ISDIR(status.st_mode):
+        raise UntrustedFileError(f"{shown} is a folder, not a file")
     if not stat.S_ISREG(status.st_mode):
         raise UntrustedFileError(f"{shown} is not a regular file (a FIFO, a device or a folder)")
     return status

@@ -29,7 +29,7 @@ def store_at_schema_version(path: Path, version: int) -> None:
 
 def as_schema_version(path: Path, version: int) -> None:
     """Turn the store at `path` back into what a memlens of schema `version` left, undoing the later
-    migrations; each must only have added indexes and tables, filled tables, or rebuilt a table (this
+    migrations; each must only have added indexes, tables and triggers, filled tables, or rebuilt a table (this
     fails loudly once one does more). What one filled into an earlier one's table stays: rows that
     table holds in a store that never met the later version too. A rebuilt table stays rebuilt (the
     search index: the reads of every schema read either form)."""
@@ -40,7 +40,7 @@ def as_schema_version(path: Path, version: int) -> None:
             undo, rebuilt = [], set()
             for statement in schema._statements(script):
                 dropped = re.fullmatch(r"DROP TABLE (\w+);?", statement)
-                made = re.fullmatch(r"CREATE (?:UNIQUE |VIRTUAL )?(INDEX|TABLE) (\w+)\b.*", statement, re.S)
+                made = re.fullmatch(r"CREATE (?:UNIQUE |VIRTUAL )?(INDEX|TABLE|TRIGGER) (\w+)\b.*", statement, re.S)
                 filled = re.fullmatch(r"INSERT (?:OR IGNORE )?INTO (\w+)\b.*", statement, re.S)
                 assert dropped or made or filled, f"a later migration does more than add indexes and tables: {statement}"
                 if dropped:

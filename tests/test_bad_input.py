@@ -55,10 +55,10 @@ def snapshot_variants(good: dict) -> dict[str, tuple[object, str]]:
     return {
         "facts not a list": (changed(lambda s: s.update(facts={"a": 1})), "'facts' is missing or not a list"),
         "no entities": (changed(lambda s: s.pop("entities")), "'entities' is missing or not a list"),
-        "fact without status": (changed(lambda s: s["facts"][0].pop("status")), "facts[0] has no 'status'"),
-        "unknown status": (changed(lambda s: s["facts"][0].update(status="maybe")), "unknown status 'maybe'"),
-        "subject a list": (changed(lambda s: s["facts"][0].update(subject=[1])), "'subject' is not text"),
-        "entity a string": (changed(lambda s: s["entities"].__setitem__(0, "x")), "entities[0] is not a JSON object"),
+        "fact without status": (changed(lambda s: s["facts"][0].pop("status")), "its 'status' is missing"),
+        "unknown status": (changed(lambda s: s["facts"][0].update(status="maybe")), "its 'status' is 'maybe', not one of"),
+        "subject a list": (changed(lambda s: s["facts"][0].update(subject=[1])), "its 'subject' is [1], not an id"),
+        "entity a string": (changed(lambda s: s["entities"].__setitem__(0, "x")), "entity number 1 is not a JSON object"),
         "no hash": (changed(lambda s: s.pop("hash")), "'hash' is missing or not text"),
     }
 

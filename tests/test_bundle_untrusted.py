@@ -320,3 +320,138 @@ def test_bundles_list_with_a_bad_entry_is_one_error_line(cli, demo_store, home, 
         assert "fix or delete it" in one_error_line(cli(*args, "--db", str(demo_store)))
     maintained = cli("maintain", "--db", str(demo_store))   # the hook's line says why it failed
     assert one_error_line(maintained) and "fix or delete it" in maintained.output
+
+
+# -- every record of a resealed snapshot has every field ------------------------------------------------
+
+def _records_of(snapshot: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+    """A record of each kind the format lists, as a function of the snapshot that finds it."""
+    return {
+        "entity": lambda s: s["entities"][0],
+        "fact": _first_current,
+        "version": lambda s: _first_current(s)["history"][0],
+        "contradiction": lambda s: s["contradictions"][0],
+        "dismissal": lambda s: s["dismissals"][0],
+        "maintenance item": lambda s: s["maintenance"][0],
+        "ledger row": lambda s: s["ledger"][0],
+    }
+
+
+def _each_field(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(kind, field) for kind, find in _records_of(snapshot).items() for field in sorted(find(snapshot))]
+
+
+def _bundle_lacking(demo_snapshot: dict[str, Any], kind: str, field: str, out: Path) -> Path:
+    broken = copy.deepcopy(demo_snapshot)
+    del _records_of(broken)[kind](broken)[field]
+    out.write_text(json.dumps(resealed(broken)))
+    return out
+
+
+def test_a_resealed_snapshot_lacking_any_field_is_one_error_line_for_verify_diff_and_import(
+        cli, demo_store, demo_snapshot, tmp_path):
+    whole = tmp_path / "whole.json"
+    whole.write_text(json.dumps(resealed(copy.deepcopy(demo_snapshot))))
+    assert cli("verify", str(whole)).exit_code == 0   # the positive case: nothing left out
+    assert cli("diff", str(whole), "--db", str(demo_store)).exit_code == 0
+    assert cli("import", "--from", "memlens", str(whole), "-d", "whole").exit_code == 0
+    fields = _each_field(demo_snapshot)
+    assert len(fields) > 40 and ("fact", "actor") in fields and ("fact", "reassertions") in fields
+    for number, (kind, field) in enumerate(fields):
+        bundle = _bundle_lacking(demo_snapshot, kind, field, tmp_path / f"lacking-{number}.json")
+        for args in (("verify", str(bundle)), ("diff", str(bundle), "--db", str(demo_store)),
+                     ("import", "--from", "memlens", str(bundle), "-d", f"lacking-{number}")):
+            error = one_error_line(cli(*args))
+            assert f"its {field!r} is missing" in error, (kind, field, args, error)
+        assert not datasets.path_for(f"lacking-{number}").exists()
+
+
+@pytest.mark.parametrize("records", ["entities", "facts", "contradictions", "dismissals", "maintenance", "ledger"])
+def test_a_resealed_snapshot_whose_record_is_not_an_object_is_one_error_line(cli, demo_store, demo_snapshot,
+                                                                             tmp_path, records):
+    broken = copy.deepcopy(demo_snapshot)
+    broken[records][0] = 1
+    bundle = tmp_path / "broken.json"
+    bundle.write_text(json.dumps(resealed(broken)))
+    for args in (("verify", str(bundle)), ("diff", str(bundle), "--db", str(demo_store)),
+                 ("import", "--from", "memlens", str(bundle), "-d", "broken", "--unsealed")):
+        assert "is not a JSON object" in one_error_line(cli(*args)), args
+    whole = tmp_path / "whole.json"
+    whole.write_text(json.dumps(resealed(copy.deepcopy(demo_snapshot))))
+    assert cli("verify", str(whole)).exit_code == 0
+
+
+# -- what a bundle's JSON may cost to parse is bounded ------------------------------------------------------
+
+def _empty_lists_gzip(count: int) -> bytes:
+    """A gzip stream of `{"version": ..., "x": [[],[],...]}` with `count` empty lists: three bytes
+    a value, and 64 bytes of Python objects each once parsed."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    chunk = b"[]," * (1 << 20)
+    parts = [deflate.compress(b'{"version": "memlens-page/2", "x": [')]
+    parts += [deflate.compress(chunk) for _ in range(count >> 20)]
+    parts += [deflate.compress(b"[]]}"), deflate.flush()]
+    return b"".join(parts)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="resource is POSIX only")
+def test_a_report_whose_data_inflates_to_millions_of_values_is_refused_in_bounded_memory(cli, demo_store, tmp_path,
+                                                                                        home):
+    import base64
+
+    report = exported(cli, demo_store, "html", tmp_path / "report.html")
+    page = report.read_bytes()
+    match = next(m for m in _ELEMENT.finditer(page) if m.group(1) == b"memlens-data")
+    # 60 million values in 180 MB: within 32 times a 5.7 MB page, as the bomb that took 4.6 GB
+    payload = base64.b64encode(_empty_lists_gzip(60 << 20))
+    padding = b"<!--" + b" " * (6 << 20) + b"-->"
+    bomb = tmp_path / "bomb.html"
+    bomb.write_bytes(page[:match.start(2)] + payload + page[match.end(2):].replace(b"</body>", padding + b"</body>", 1))
+    assert 6 << 20 < bomb.stat().st_size < 8 << 20
+    env = {**os.environ, "MEMLENS_HOME": str(home)}
+    baseline, good = _peak_rss_mb(["verify", str(report)], env)
+    assert good.returncode == 0, good.stderr
+    for args in (["verify", str(bomb)], ["diff", str(bomb), "--db", str(demo_store)],
+                 ["import", "--from", "memlens", str(bomb), "-d", "bombed"]):
+        peak, done = _peak_rss_mb(args, env)
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        assert done.returncode == 1 and len(lines) == 1, (args, lines)
+        assert "its memlens-data block is refused: it holds more values than memlens reads" in lines[0], lines
+        # the 180 MB of text it inflates to, and no more: parsed, it would take 4 GB
+        assert peak < baseline + 400, (args, peak, baseline)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="resource is POSIX only")
+def test_a_site_snapshot_of_millions_of_values_is_refused_in_bounded_memory(cli, demo_store, tmp_path, home):
+    site = exported(cli, demo_store, "site", tmp_path / "site")
+    env = {**os.environ, "MEMLENS_HOME": str(home)}
+    baseline, good = _peak_rss_mb(["diff", str(site), "--db", str(demo_store)], env)
+    assert good.returncode == 0, good.stderr
+    with (site / "snapshot.json").open("wb") as out:   # 40 MB: 2 GB once parsed
+        out.write(b'{"format": "memlens-snapshot/1", "x": [')
+        for _ in range(13):
+            out.write(b"{}," * (1 << 20))
+        out.write(b"{}]}")
+    for args in (["verify", str(site)], ["diff", str(site), "--db", str(demo_store)]):
+        peak, done = _peak_rss_mb(args, env)
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        assert done.returncode == 1 and len(lines) == 1, (args, lines)
+        assert "snapshot.json: it holds more values than memlens reads" in lines[0], lines
+        assert peak < baseline + 150, (args, peak, baseline)
+
+
+def test_a_site_layout_of_millions_of_values_is_not_read(cli, demo_store, tmp_path):
+    from memlens.viewer.reading import BundleUnreadable, read_layout
+
+    site = exported(cli, demo_store, "site", tmp_path / "site")
+    assert len(read_layout(site, "site")) > 40   # the positive case
+    (site / "layout.json").write_bytes(b'{"a": [' + b"[]," * (30 << 20) + b"[]]}")
+    with pytest.raises(BundleUnreadable, match="layout.json: it holds more values than memlens reads"):
+        read_layout(site, "site")
+
+
+def test_a_deeply_nested_manifest_is_one_error_line(cli, demo_store, tmp_path):
+    site = exported(cli, demo_store, "site", tmp_path / "site")
+    assert cli("verify", str(site)).exit_code == 0
+    (site / "manifest.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    assert "nested too deeply" in one_error_line(cli("verify", str(site)))

@@ -306,6 +306,14 @@ def case_hooks_uninstall(cli, home, tmp_path, monkeypatch):
     assert "memlens maintain" not in json.dumps(settings)
 
 
+def case_brief(cli, home, tmp_path):
+    fact_id(cli, "alice:Person --works_at--> acme:Organization")
+    given = said(cli("brief", "-d", "t", "--record", "--json"))
+    assert "- alice works_at acme [" in given["text"] and given["chars"] <= 4_000
+    with sqlite3.connect(home / "t.sqlite") as conn:
+        assert conn.execute("SELECT host, digest FROM briefs").fetchall() == [("cli", given["digest"])]
+
+
 CASES = {name[len("case_"):].replace("_", " "): case for name, case in globals().items()
          if name.startswith("case_")}
 # Spoken to over stdio by an MCP client, not run as a one-shot command: tests/test_mcp.py.

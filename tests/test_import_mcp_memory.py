@@ -302,7 +302,7 @@ def test_a_file_over_the_size_bound_is_refused_before_it_is_read(cli, tmp_path: 
     path = write_lines(tmp_path / "memory.jsonl", GOOD, GOOD.replace('"a"', '"b"'))
     monkeypatch.setattr(mcp_memory_file, "MAX_FILE_BYTES", len(path.read_bytes()) - 1)
     result = cli("view", "--from", "mcp-memory", str(path), "--no-open", "--out", str(tmp_path / "r.html"))
-    assert result.exit_code == 1 and result.output.startswith("Error: ") and "is larger than" in result.output
+    assert result.exit_code == 1 and result.output.startswith("Error: ") and "is 145 bytes, more than the 144 memlens reads" in result.output
     monkeypatch.setattr(mcp_memory_file, "MAX_FILE_BYTES", len(path.read_bytes()))
     assert cli("view", "--from", "mcp-memory", str(path), "--no-open", "--out", str(tmp_path / "r.html")).exit_code == 0
 
@@ -395,3 +395,64 @@ def test_the_servers_file_given_as_a_memlens_store_is_named_with_the_from_that_r
                                      f"read it with `--from mcp-memory {STATES[0]}`")
     other = write_lines(tmp_path / "notes.txt", "just some notes")
     assert cli("stats", "--db", str(other)).output.strip().endswith("it is not a SQLite database")
+
+
+@pytest.mark.parametrize("line, problem", [
+    ('{"type":"entity","name":"n","entityType":"x","observations":["' + "1" * 5000 + '"], "n": ' + "9" * 5000 + "}",
+     "a number too long to read"),
+    ('{"type":"entity","name":"bad\\ud800","entityType":"x","observations":[]}', "not valid Unicode text (a lone surrogate U+D800)"),
+    ("[" * 5000 + "]" * 5000, "JSON nested too deeply to read"),
+])
+def test_a_line_no_store_could_hold_is_named_and_skipped_when_lenient(cli, home, tmp_path: Path, line, problem):
+    path = write_lines(tmp_path / "memory.jsonl", GOOD, line)
+    refused = cli("import", "--from", "mcp-memory", str(path), "-d", "mcp")
+    [said] = refused.output.strip().splitlines()
+    assert refused.exit_code == 1 and f"line 2: {problem}" in said and "internal error" not in said, said
+    assert not datasets.resolve(None, "mcp").exists()
+    lenient = cli("import", "--from", "mcp-memory", str(path), "-d", "mcp", "--lenient")
+    assert lenient.exit_code == 0, lenient.output
+    assert "skipped 1 malformed line of memory.jsonl (line 2)" in lenient.stderr
+    assert triples(dataset_snapshot(home)) == {("a", "observation", "001. one")}
+
+
+def test_an_empty_file_is_refused_as_a_torn_write_unless_allowed(cli, home, memory_file: Path):
+    assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+    held = triples(dataset_snapshot(home))
+    assert held   # the positive case: the server's file, imported
+    for empty in (b"", b"\n\n", b"\xef\xbb\xbf  \r\n"):
+        memory_file.write_bytes(empty)
+        for args in (("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp"),
+                     ("view", "--from", "mcp-memory", str(memory_file), "--no-open", "--out", str(home / "r.html"))):
+            refused = cli(*args)
+            [said] = refused.output.strip().splitlines()
+            assert refused.exit_code == 1 and "is empty" in said and "--allow-empty" in said, said
+        assert triples(dataset_snapshot(home)) == held   # nothing retracted
+    allowed = cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp", "--allow-empty")
+    assert allowed.exit_code == 0, allowed.output
+    assert triples(dataset_snapshot(home)) == set() and triples(dataset_snapshot(home), "retracted") == held
+    misplaced = cli("import", "--from", "memoose", str(memory_file), "-d", "x", "--allow-empty")
+    assert misplaced.exit_code == 2 and "--allow-empty goes with --from mcp-memory" in misplaced.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+@pytest.mark.parametrize("tool", ["mcp-memory", "memoose", "memware", "mnemo"])
+def test_a_fifo_given_as_another_tools_store_is_refused_without_waiting(home, tmp_path: Path, tool):
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "store.fifo"
+    os.mkfifo(fifo)
+    run = [sys.executable, "-c", "import sys; from memlens.viewer.cli.app import run; sys.argv[0] = 'memlens'; run()"]
+    env = {**os.environ, "MEMLENS_HOME": str(home)}
+    for args in (["view", "--from", tool, str(fifo), "--no-open", "--out", str(tmp_path / "r.html")],
+                 ["import", "--from", tool, str(fifo), "-d", "piped"]):
+        done = subprocess.run([*run, *args], capture_output=True, text=True, timeout=60, env=env)
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        assert done.returncode == 1 and len(lines) == 1 and "is not a regular file (a FIFO" in lines[0], lines
+    assert not datasets.resolve(None, "piped").exists()
+    if tool == "mcp-memory":   # the positive case: a regular file at that path is read
+        fifo.unlink()
+        write_lines(fifo, GOOD)
+        done = subprocess.run([*run, "import", "--from", tool, str(fifo), "-d", "piped"], capture_output=True,
+                              text=True, timeout=60, env=env)
+        assert done.returncode == 0, done.stderr

@@ -182,7 +182,7 @@ def test_an_empty_file_and_a_directory_are_clear_errors(tmp_path: Path):
     (tmp_path / "empty.db").touch()
     assert "holds no tables" in _one_line_error("memware", tmp_path / "empty.db")
     (tmp_path / "dir.db").mkdir()
-    assert "is a directory" in _one_line_error("mnemo", tmp_path / "dir.db")
+    assert "is a folder, not a file" in _one_line_error("mnemo", tmp_path / "dir.db")
 
 
 @pytest.mark.parametrize("tool, other", [("memoose", "memware"), ("memware", "mnemo"), ("mnemo", "memoose")])

@@ -176,7 +176,7 @@ def test_a_missing_bundle_has_no_layout_and_an_unreadable_one_says_why(grown, tm
             read_layout(report, "html")
         assert str(report) in str(failure.value) and "\n" not in str(failure.value)
 
-    for broken, why in (("{not json", "is not valid JSON"), ("[1, 2]", "is not an object"),
+    for broken, why in (("{not json", "layout.json: not JSON ("), ("[1, 2]", "is not an object"),
                         ('{"x": "here"}', "has no position"), ('{"x": [1]}', "has no position"),
                         ('{"x": [true, 2]}', "has no position")):
         (site / "layout.json").write_text(broken, encoding="utf-8")

@@ -215,6 +215,27 @@ def test_a_malformed_call_is_a_tool_error_with_the_clis_line_and_the_next_call_w
     assert server.data("recall", query="probe")["facts"]["total"] == 0  # nothing half-written
 
 
+def test_a_string_past_its_documented_limit_is_a_tool_error_and_nothing_is_stored(server):
+    from memlens.viewer.cli.mcp_tools import EVIDENCE_LIMIT, NAME_LIMIT, TEXT_LIMIT
+
+    oversized = {
+        "description": fact("huge-description", "sized", "limit", description="x" * (50 << 20)),
+        "evidence": fact("huge-evidence", "sized", "limit", evidence=["x" * (TEXT_LIMIT + 1)]),
+        "evidence list": fact("many-evidence", "sized", "limit", evidence=["x"] * (EVIDENCE_LIMIT + 1)),
+        "subject": fact("s" * (NAME_LIMIT + 1), "sized", "limit"),
+    }
+    for field, oversized_fact in oversized.items():
+        said = server.error("remember", facts=[oversized_fact])
+        assert said.startswith("Error: remember: facts.0.") and "at most" in said and "\n" not in said, (field, said)
+    assert server.error("retract", fact="x", reason="r" * (TEXT_LIMIT + 1)).startswith("Error: retract: reason:")
+    assert server.data("recall", query="huge-description")["facts"]["total"] == 0
+    at_the_limit = fact("sized-right", "sized", "limit", description="x" * TEXT_LIMIT,
+                        evidence=["y" * TEXT_LIMIT] * EVIDENCE_LIMIT)
+    remember(server, at_the_limit)   # the positive case: each string at its limit is stored whole
+    [stored] = server.data("recall", query="sized-right")["facts"]["items"]
+    assert stored["description"] == "x" * TEXT_LIMIT
+
+
 def test_a_server_for_one_dataset_cannot_read_or_write_another(server, memlens):
     assert memlens("remember", "zebra-beta:Service --kept_in--> beta-vault:Service", "-d", "beta").exit_code == 0
     beta_before = json.loads(memlens("stats", "-d", "beta", "--json").output)

@@ -104,3 +104,25 @@ def test_a_client_that_goes_away_mid_call_ends_the_server_quietly(store, tmp_pat
         wire.selector.unregister(wire.process.stdout)
         time.sleep(1)
     assert wire.end() == (0, "")
+
+
+@pytest.mark.parametrize("line, answered_as", [
+    ('{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', "its id true is not a string or an integer"),
+    ('{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', "its id 1.5 is not a string or an integer"),
+    ('{"jsonrpc": "2.0", "id": {}, "method": "tools/list"}', "its id {} is not a string or an integer"),
+    ('{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', "its id null is not a string or an integer"),
+    ('{"jsonrpc": "2.0", "\\u0069d": false, "method": "tools/list"}', "its id false is not a string or an integer"),
+    ('[{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]', "a batch; MCP sends one message a line"),
+    ("[]", "a batch; MCP sends one message a line"),
+])
+def test_a_request_whose_id_the_sdk_cannot_take_and_a_batch_are_answered(store, tmp_path, line, answered_as):
+    wire = Wire(store, tmp_path / "home").open()
+    wire.send(line)
+    answer = wire.receive()
+    assert answer["id"] is None and answer["error"]["code"] == -32600, answer
+    assert answered_as in answer["error"]["message"], answer
+    wire.send({"jsonrpc": "2.0", "id": "str-id", "method": "tools/list"})   # the positive case: ids it takes
+    assert wire.receive()["id"] == "str-id"
+    wire.send({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
+    assert wire.receive()["id"] == 7
+    assert wire.end() == (0, "")

@@ -186,9 +186,10 @@ def test_the_schema_7_migration_rebuilds_the_index_with_stems_and_without_forgot
                          FactInput("vault", "holds", "hunter2", "Tool", "Concept")])
         memory.forget_fact(memory.recall("hunter2")["facts"][0]["id"], with_orphans=True)
         memory.describe("priya", "tech lead")
-    # as schema 6 left it: one text column per entity, no stems
+    # as schema 6 left it: one text column per entity, no stems (and no record of briefs)
     with sqlite3.connect(path) as old:
         old.executescript(f"""
+            DROP TABLE briefs; DROP INDEX entities_type;
             DROP TABLE fact_search; DROP TABLE entity_search;
             CREATE VIRTUAL TABLE fact_search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
             CREATE VIRTUAL TABLE entity_search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
@@ -199,7 +200,7 @@ def test_the_schema_7_migration_rebuilds_the_index_with_stems_and_without_forgot
         assert old.execute("SELECT rowid FROM fact_search WHERE fact_search MATCH 'owns'").fetchall() == []
     with Memory(path, clock=StepClock()) as memory:
         memory.add_type("Runbook")  # a write migrates the file
-        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 7
+        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 8
         assert [key(f) for f in memory.recall("who owns billing")["facts"]] == [("billing-service", "owned_by", "priya")]
         assert memory.recall("lead")["entities"][0]["name"] == "priya"
         assert memory.recall("hunter2")["facts"] == [] and memory.recall("hunter2")["entities"] == []

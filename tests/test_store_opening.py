@@ -145,7 +145,7 @@ def test_a_store_older_than_the_reads_understand_is_read_through_a_migrated_copy
     store_at_schema_version(store, schema.OLDEST_READABLE - 1)
     with sqlite3.connect(store) as old:
         old.execute("INSERT INTO entities (id, name, type, created_at, updated_at) VALUES ('e1', 'Émile', 'Person', "
-                    "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')")
+                    "'2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')")
     before = store.read_bytes()
     assert json.loads(cli("stats", "--db", str(store), "--json").stdout)["entities"] == 1
     assert cli("recall", "émile", "--db", str(store)).exit_code == 0

@@ -2,7 +2,10 @@
 report's own sealed data and compared, and the first place that differs is named."""
 from __future__ import annotations
 
+import base64
 import re
+import struct
+import zlib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -216,3 +219,59 @@ def test_a_memlens_page_1_report_is_checked_as_far_as_its_sealed_data_and_says_s
         block["description"][0] += " (edited)"
 
     assert "differs from its seal" in failure(cli, with_block(old, "memlens-texts", describe, "page-1-edited.html"))
+
+
+def repacked(report: Path, block: str, pack: Callable[[bytes], bytes], name: str) -> Path:
+    """A copy of the report whose data block `block` holds the same data, packed by `pack` (data ->
+    the gzip stream, then base64 as memlens writes it)."""
+    page = report.read_bytes()
+    match = next(m for m in _ELEMENT.finditer(page) if m.group(1) == block.encode())
+    data = _decompressed(match.group(2), 1 << 30)
+    copy = report.with_name(name)
+    copy.write_bytes(page[:match.start(2)] + base64.b64encode(pack(data)) + page[match.end(2):])
+    return copy
+
+
+def _gzip(data: bytes, *, level: int = 4, mtime: int = 0, comment: bytes = b"") -> bytes:
+    """A gzip stream of `data`, with the header fields memlens leaves empty set as given."""
+    flags = 0x10 if comment else 0
+    header = b"\x1f\x8b\x08" + bytes([flags]) + struct.pack("<I", mtime) + b"\x00\xff"
+    if comment:
+        header += comment + b"\0"
+    deflate = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(data) + deflate.flush()
+    return header + body + struct.pack("<II", zlib.crc32(data), len(data))
+
+
+def test_the_report_repacked_as_memlens_packs_it_passes(cli, report):
+    """The positive twin of the repacked blocks below: the same data packed the way memlens packs it
+    is the very page, and verifies."""
+    same = repacked(report, "memlens-data", _gzip, "same.html")
+    assert same.read_bytes() == report.read_bytes()
+    assert cli("verify", str(same)).exit_code == 0
+
+
+@pytest.mark.parametrize("block, pack, why", [
+    ("memlens-data", lambda data: _gzip(data, mtime=1_700_000_000), "its gzip header is not the one memlens writes"),
+    ("memlens-facts", lambda data: _gzip(data, comment=b"hidden bytes"), "its gzip header is not the one memlens writes"),
+    ("memlens-ledger", lambda data: _gzip(data, level=9), "the same data, packed otherwise than memlens packs it"),
+])
+def test_a_data_block_packed_otherwise_fails_though_its_data_is_the_same(cli, report, block, pack, why):
+    changed = repacked(report, block, pack, "repacked.html")
+    assert changed.read_bytes() != report.read_bytes()
+    assert _decompressed(next(m for m in _ELEMENT.finditer(changed.read_bytes()) if m.group(1) == block.encode())
+                         .group(2), 1 << 30) == _decompressed(next(m for m in _ELEMENT.finditer(report.read_bytes())
+                                                                   if m.group(1) == block.encode()).group(2), 1 << 30)
+    said = failure(cli, changed)
+    assert f"the data block '{block}' ({why})" in said
+
+
+def test_whitespace_in_the_page_record_fails(cli, report):
+    page = report.read_bytes()
+    match = next(m for m in _ELEMENT.finditer(page) if m.group(1) == b"memlens-page")
+    record = orjson.loads(_decompressed(match.group(2), 1 << 30))
+    spaced = report.with_name("spaced.html")
+    spaced.write_bytes(page[:match.start(2)] + _compressed(orjson.dumps(record, option=orjson.OPT_INDENT_2)).encode()
+                       + page[match.end(2):])
+    said = failure(cli, spaced)
+    assert "the data block 'memlens-page' (the same data, written otherwise than memlens writes it)" in said

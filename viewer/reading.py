@@ -16,7 +16,6 @@ types' looks).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -26,6 +25,7 @@ from memlens.store import json_input
 from memlens.store.errors import InvalidInput
 from memlens.store.confined import UntrustedFileError, read_bundle_file
 from memlens.store.snapshot import FORMAT
+from memlens.store.snapshot_shape import check_shape
 from memlens.store.snapshot_diff import digest
 
 from .model.palette import TypeLook
@@ -47,7 +47,7 @@ def read_bundle(path: str | PathLike[str]) -> dict[str, Any]:
     module's contract)."""
     bundle = Path(path)
     if bundle.is_dir():
-        return _site_snapshot(bundle)
+        return _shaped(_site_snapshot(bundle), bundle / "snapshot.json")
     return read_report_parts(bundle).snapshot
 
 
@@ -67,11 +67,22 @@ def read_report_parts(bundle: Path) -> ReportParts:
     if data.startswith(_SQLITE):
         raise BundleUnreadable(f"{bundle} is a store, not a bundle: export it (memlens export --db {bundle} ...)")
     if data.lstrip()[:1] == b"{":
-        return ReportParts(_snapshot_json(data, bundle))
+        return ReportParts(_shaped(_snapshot_json(data, bundle), bundle))
     if b'id="memlens-data"' not in data:   # no report's data block, of any memlens version
         raise BundleUnreadable(f"{bundle} is not a memlens report, site or snapshot")
     blocks = parse_blocks(data, str(bundle), (*SNAPSHOT_BLOCKS, PAGE_BLOCK))
-    return ReportParts(decoded(bundle, "data", lambda: decode(blocks)), data, blocks)
+    return ReportParts(_shaped(decoded(bundle, "data", lambda: decode(blocks)), bundle), data, blocks)
+
+
+def _shaped(snapshot: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`snapshot`, once every record and field of it has the format's shape (snapshot_shape): a
+    bundle's data, sealed or not, is untrusted, and what reads it (diff, verify, the viewer, an
+    import) takes the shape for granted."""
+    try:
+        check_shape(snapshot)
+    except InvalidInput as exc:
+        raise BundleUnreadable(f"{path}: {exc}") from None
+    return snapshot
 
 
 def bundle_exists(path: Path, fmt: str) -> bool:
@@ -206,11 +217,9 @@ def _snapshot_json(data: bytes, path: Path) -> dict[str, Any]:
 def _json_file(path: Path) -> Any:
     data = _read(path, f"{path.parent} has no {path.name}; it is not a memlens site", follow=False)
     try:
-        return json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise BundleUnreadable(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except UnicodeDecodeError as exc:
-        raise BundleUnreadable(f"cannot read {path}: {exc}") from None
+        return json_input.loads(data, str(path))
+    except InvalidInput as exc:
+        raise BundleUnreadable(str(exc)) from None
 
 
 def _read(path: Path, missing: str, *, follow: bool = True) -> bytes:

@@ -13,12 +13,12 @@ It proves integrity, not authorship: anyone can write a bundle that verifies.
 """
 from __future__ import annotations
 
-import json
 import os
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from memlens.store import json_input
 from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, confined_name, read_inside
 from memlens.store.errors import SnapshotAltered
 from memlens.store.snapshot_seal import check_seal
@@ -68,12 +68,12 @@ def _check_manifest(site: Path, snapshot_hash: str) -> int:
 def _manifest(site: Path) -> dict[str, Any]:
     path = site / "manifest.json"
     try:
-        manifest = json.loads(read_inside(site, "manifest.json", MANIFEST_LIMIT))
+        manifest = json_input.parsed(read_inside(site, "manifest.json", MANIFEST_LIMIT))
     except FileNotFoundError:
         raise BundleUnreadable(f"{site} has no manifest.json; it is not a memlens site") from None
     except UntrustedFileError as exc:
         raise BundleUnreadable(str(exc)) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:   # json_input.NotJson is a ValueError
         raise BundleUnreadable(f"cannot read {path}: {exc}") from None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("files"), dict)
             and all(isinstance(v, str) for v in manifest["files"].values())):

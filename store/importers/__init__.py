@@ -79,14 +79,15 @@ def locate(tool: str, path: str | Path | None = None) -> Path:
     raise SourceNotFound(f"no {tool} store found: looked at {looked}; give its path")
 
 
-def memory_file(path: str | Path | None = None, *, lenient: bool = False) -> MemoryFile:
-    """The MCP memory server's file at `path`, or where the server keeps it, read once."""
-    return read_memory_file(locate(mcp_memory_file.TOOL, path), lenient=lenient)
+def memory_file(path: str | Path | None = None, *, lenient: bool = False, allow_empty: bool = False) -> MemoryFile:
+    """The MCP memory server's file at `path`, or where the server keeps it, read once (an empty one
+    refused unless `allow_empty`: mcp_memory_file.EmptyMemoryFile)."""
+    return read_memory_file(locate(mcp_memory_file.TOOL, path), lenient=lenient, allow_empty=allow_empty)
 
 
 def read_snapshot(
     tool: str, path: str | Path | None = None, *, include_deleted_text: bool = False, lenient: bool = False,
-    note: Callable[[str], None] | None = None,
+    allow_empty: bool = False, note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The `memlens-snapshot/1` of the tool's store, read without writing a byte of it.
 
@@ -96,7 +97,7 @@ def read_snapshot(
     """
     name = _known(tool)
     if name == mcp_memory_file.TOOL:
-        memory = memory_file(path, lenient=lenient)
+        memory = memory_file(path, lenient=lenient, allow_empty=allow_empty)
         skipped = skipped_note(memory)
         if skipped and note is not None:
             note(skipped)

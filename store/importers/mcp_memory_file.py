@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..confined import UntrustedFileError, head_of_regular_file, read_regular_file
+from ..json_input import NotJson, parsed
 from ..timefmt import record_time
 from .source import SourceNotFound, SourceUnreadable
 
@@ -70,9 +72,19 @@ class MemoryFile:
         return f"{self.path.name} {self.digest[:23]}"
 
 
-def read_memory_file(path: Path, *, lenient: bool = False) -> MemoryFile:
-    """The file's entities and relations; malformed lines refuse the file, or are skipped if `lenient`."""
+class EmptyMemoryFile(SourceUnreadable):
+    """A file that holds no line at all: the server, which rewrites the whole file at every change,
+    leaves one so only for the moment of a write (a torn write), so it is not taken to mean that
+    every memory is gone unless the user says so."""
+
+
+def read_memory_file(path: Path, *, lenient: bool = False, allow_empty: bool = False) -> MemoryFile:
+    """The file's entities and relations; malformed lines refuse the file, or are skipped if `lenient`;
+    a file with no line refused (EmptyMemoryFile) unless `allow_empty`."""
     data = _bytes_of(path)
+    if not allow_empty and not data.removeprefix(_BOM).strip():
+        raise EmptyMemoryFile(f"{path} is empty: the server leaves its file so only while it rewrites it (a torn "
+                              "write?); try again in a moment, or give --allow-empty if the memory really is empty")
     modified = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
     memory = MemoryFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), record_time(modified))
     problems: list[tuple[int, str]] = []
@@ -93,9 +105,8 @@ def read_memory_file(path: Path, *, lenient: bool = False) -> MemoryFile:
 def looks_like_memory_file(path: Path) -> bool:
     """Whether the file's first line is an entity or a relation as the server writes them."""
     try:
-        with path.open("rb") as source:
-            head = source.read(MAX_LINE_BYTES + len(_BOM))
-    except OSError:
+        head = head_of_regular_file(path, MAX_LINE_BYTES + len(_BOM))
+    except (OSError, UntrustedFileError):
         return False
     first = next(_lines(head.split(b"\n", 1)[0]), None)
     try:
@@ -105,18 +116,16 @@ def looks_like_memory_file(path: Path) -> bool:
 
 
 def _bytes_of(path: Path) -> bytes:
-    if not path.exists():
-        raise SourceNotFound(f"no {TOOL} file at {path}")
-    if path.is_dir():
-        raise SourceUnreadable(f"{path} is a directory, not a {TOOL} file")
+    """The file's bytes, read only (the server's file keeps every byte): a regular file, never a
+    FIFO or a device, which would block the read or never end it."""
     try:
-        with path.open("rb") as source:  # read only: the server's file keeps every byte
-            data = source.read(MAX_FILE_BYTES + 1)
+        return read_regular_file(path, MAX_FILE_BYTES)
+    except FileNotFoundError:
+        raise SourceNotFound(f"no {TOOL} file at {path}") from None
+    except UntrustedFileError as exc:   # a folder, a FIFO, a device, more than MAX_FILE_BYTES
+        raise SourceUnreadable(str(exc)) from None
     except OSError as exc:
         raise SourceUnreadable(f"{path} could not be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise SourceUnreadable(f"{path} is larger than {MAX_FILE_BYTES // 2**20} MiB: not a {TOOL} file memlens reads")
-    return data
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
@@ -142,15 +151,9 @@ def _item(line: bytes, number: int) -> FileEntity | FileRelation | None:
     if len(line) > MAX_LINE_BYTES:
         raise _Problem(f"longer than {MAX_LINE_BYTES // 2**20} MiB")
     try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Problem("not UTF-8") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _Problem(f"not JSON ({exc.msg} at column {exc.colno})") from None
-    except RecursionError:
-        raise _Problem("not JSON (nested too deeply)") from None
+        value = parsed(line)
+    except NotJson as reason:   # not UTF-8 or not JSON, a lone surrogate, a number of thousands of digits
+        raise _Problem(str(reason)) from None
     if not isinstance(value, dict):
         raise _Problem(f"a JSON {type(value).__name__}, not an object")
     kind = value.get("type")

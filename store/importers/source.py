@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..confined import UntrustedFileError, head_of_regular_file
 from ..errors import InvalidInput, MemlensError, NotFound
 from ..opening import read_only_uri
 from ..timefmt import is_date, parse_iso, parse_valid_time, record_time
@@ -90,10 +91,14 @@ def missing_piece(source: SourceFile, required: dict[str, tuple[str, ...]]) -> s
 def opened(path: Path, tool: str, *, replace_bad_text: bool = False) -> Iterator[SourceFile]:
     """The file opened read-only, inside one read transaction; closed afterwards. With
     `replace_bad_text`, text that is not UTF-8 is read with replacement characters."""
-    if not path.exists():
-        raise SourceNotFound(f"no {tool} store at {path}")
-    if path.is_dir():
-        raise SourceUnreadable(f"{path} is a directory, not a {tool} store file")
+    try:   # a FIFO or a device would block SQLite's first read, or never end it
+        head_of_regular_file(path, 0)
+    except FileNotFoundError:
+        raise SourceNotFound(f"no {tool} store at {path}") from None
+    except UntrustedFileError as exc:   # a folder, a FIFO, a device
+        raise SourceUnreadable(str(exc)) from None
+    except OSError as exc:
+        raise SourceUnreadable(f"{path} could not be read ({exc.strerror or exc})") from None
     try:
         conn = sqlite3.connect(read_only_uri(path, leave_no_trace=True), uri=True, isolation_level=None)
     except sqlite3.Error as exc:

@@ -73,24 +73,34 @@ def source_options(command):
 
 
 def lenient_option(command):
+    command = click.option("--allow-empty", is_flag=True,
+                           help="With --from mcp-memory: take an empty file as a memory with nothing in it "
+                                "(refused otherwise: the server leaves its file empty only mid-write).")(command)
     return click.option("--lenient", is_flag=True,
                         help="With --from mcp-memory: skip malformed lines (counted) instead of refusing the file.")(command)
 
 
+def _refuse_memory_file_flags(source: str | None, lenient: bool, allow_empty: bool) -> None:
+    for flag, given in (("--lenient", lenient), ("--allow-empty", allow_empty)):
+        if given and source != importers.mcp_memory_file.TOOL:
+            raise click.UsageError(f"{flag} goes with --from mcp-memory")
+
+
 def read_snapshot(source: str | None, source_path: str | None, deleted_text: bool,
-                  db: str | None, dataset: str | None, lenient: bool = False) -> tuple[dict, str]:
+                  db: str | None, dataset: str | None, lenient: bool = False,
+                  allow_empty: bool = False) -> tuple[dict, str]:
     """The snapshot to show, and a name for it: from --from TOOL [PATH], or from the dataset."""
     if source is None:
-        if source_path or deleted_text or lenient:
-            raise click.UsageError("PATH, --deleted-text and --lenient go with --from")
+        if source_path or deleted_text:
+            raise click.UsageError("PATH and --deleted-text go with --from")
+        _refuse_memory_file_flags(source, lenient, allow_empty)
         with read_memory(db, dataset) as memory:
             return memory.sealed_snapshot(), datasets.report_name(memory.path)
     if db or dataset:
         raise click.UsageError("--from reads another tool's store: give its PATH, not --db or -d")
-    if lenient and source != importers.mcp_memory_file.TOOL:
-        raise click.UsageError("--lenient goes with --from mcp-memory")
+    _refuse_memory_file_flags(source, lenient, allow_empty)
     snapshot = importers.read_snapshot(source, source_path, include_deleted_text=deleted_text, lenient=lenient,
-                                       note=note)
+                                       allow_empty=allow_empty, note=note)
     return snapshot, snapshot["dataset"].replace(":", "-")
 
 
@@ -101,7 +111,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
 @click.option("--superseded", "show_superseded", is_flag=True, help="html: show superseded facts from the start.")
 @source_options
 @dataset_options
-def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path, db, dataset, as_json):
+def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
     site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
     the MCP reference memory server's file (mcp-memory).
@@ -123,7 +133,7 @@ def export(fmt, out, show_superseded, source, lenient, deleted_text, source_path
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
-        snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset, lenient)
+        snapshot, _ = read_snapshot(source, source_path, deleted_text, db, dataset, lenient, allow_empty)
         fast_exit.leave(snapshot)
         progress.advance()
         progress.stage(f"writing {fmt}")
@@ -156,7 +166,8 @@ def _refuse_folder_for_a_file(out: str, fmt: str) -> None:
 @click.option("--if-changed", is_flag=True, help="Write nothing if the report already shows the current store.")
 @source_options
 @dataset_options
-def view(out, no_open, show_superseded, if_changed, source, lenient, deleted_text, source_path, db, dataset, as_json):
+def view(out, no_open, show_superseded, if_changed, source, lenient, allow_empty, deleted_text, source_path, db,
+         dataset, as_json):
     """Write the dataset's report (one self-contained HTML file) and open it.
 
     The file works offline, from file://, and can be mailed to a teammate. With --from, the
@@ -173,6 +184,7 @@ def view(out, no_open, show_superseded, if_changed, source, lenient, deleted_tex
       memlens view --from mcp-memory          # $MEMORY_FILE_PATH, or beside the server
     """
     if source is None and if_changed:
+        _refuse_memory_file_flags(source, lenient, allow_empty)
         with read_memory(db, dataset) as memory:
             path = Path(out) if out else default_report(datasets.report_name(memory.path))
             done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
@@ -182,7 +194,7 @@ def view(out, no_open, show_superseded, if_changed, source, lenient, deleted_tex
         regeneration.load_writer("html")
         with Progress(2, enabled=not as_json) as progress:
             progress.stage("reading the store")
-            snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset, lenient)
+            snapshot, name = read_snapshot(source, source_path, deleted_text, db, dataset, lenient, allow_empty)
             fast_exit.leave(snapshot)
             progress.advance()
             path = Path(out) if out else default_report(name)
@@ -213,7 +225,7 @@ def default_report(name: str) -> Path:
               help="With memlens: take a bundle that carries no seal, whose data nothing can check.")
 @lenient_option
 @dataset_options
-def import_command(source, source_path, deleted_text, unsealed, lenient, db, dataset, as_json):
+def import_command(source, source_path, deleted_text, unsealed, lenient, allow_empty, db, dataset, as_json):
     """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset;
     or record what the MCP memory server's file says now (mcp-memory), again and again.
 
@@ -239,10 +251,9 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, db, dat
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
     if source == importers.mcp_memory_file.TOOL:
-        _import_memory_file(source_path, lenient, deleted_text, path, name, as_json)
+        _import_memory_file(source_path, lenient, allow_empty, deleted_text, path, name, as_json)
         return
-    if lenient:
-        raise click.UsageError("--lenient goes with --from mcp-memory")
+    _refuse_memory_file_flags(source, lenient, allow_empty)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage(f"reading the {source} {'bundle' if source == 'memlens' else 'store'}")
         snapshot = _source_snapshot(source, source_path, deleted_text, unsealed)
@@ -257,11 +268,11 @@ _CHANGES = (("asserted", "facts asserted"), ("retracted", "retracted"), ("restor
             ("entities_added", "new entities"), ("retyped", "retyped"), ("kept_forgotten", "kept forgotten"))
 
 
-def _import_memory_file(source_path: str | None, lenient: bool, deleted_text: bool, path: Path, name: str,
-                        as_json: bool) -> None:
+def _import_memory_file(source_path: str | None, lenient: bool, allow_empty: bool, deleted_text: bool, path: Path,
+                        name: str, as_json: bool) -> None:
     if deleted_text:
         raise click.UsageError("--deleted-text goes with --from mnemo")
-    memory = importers.memory_file(source_path, lenient=lenient)
+    memory = importers.memory_file(source_path, lenient=lenient, allow_empty=allow_empty)
     skipped = importers.skipped_note(memory)
     if skipped:
         note(skipped)

@@ -7,13 +7,18 @@ Every failure of a call becomes a tool error carrying the line the CLI would pri
 from __future__ import annotations
 
 import inspect
+import io
+import json
 import logging
 import os
 import re
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
@@ -101,8 +106,12 @@ class MemlensServer(MCPServer):
     async def run_stdio_async(self) -> None:
         """The SDK's stdio transport, with an answer to every malformed request that has an id
         (the SDK drops them, and the client waits forever): a line that is no JSON-RPC message
-        reaches the server as an exception, which is answered here instead."""
-        async with stdio_server() as (read_stream, write_stream):
+        reaches the server as an exception, which is answered here instead; a request whose id the
+        SDK cannot take (true, 1.5, an object, null), which it would read as a notification, and a
+        batch (MCP sends one message a line) are answered before the SDK reads them."""
+        screened_replies, replies = anyio.create_memory_object_stream[JSONRPCError](64)
+        lines = _ScreenedLines(_wire_input(), screened_replies)
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
             sender, receiver = anyio.create_memory_object_stream[SessionMessage](0)
 
             async def relay() -> None:
@@ -113,11 +122,70 @@ class MemlensServer(MCPServer):
                         elif (reply := malformed_reply(item)) is not None:
                             await write_stream.send(SessionMessage(reply))
 
+            async def answer_screened() -> None:
+                async with replies:
+                    async for reply in replies:
+                        await write_stream.send(SessionMessage(reply))
+
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(relay)
+                tasks.start_soon(answer_screened)
                 # the SDK's own run_stdio_async does the same with its server (pinned: mcp<3)
                 lowlevel = self._lowlevel_server
                 await lowlevel.run(receiver, write_stream, lowlevel.create_initialization_options())
+
+
+def _wire_input() -> anyio.AsyncFile[str]:
+    """The client's messages, read from a descriptor of our own, with descriptor 0 pointed at the
+    null device as the SDK's transport points it, so nothing the tools run reads the wire."""
+    try:
+        wire = os.fdopen(os.dup(0), "rb", closefd=True)
+        with open(os.devnull, "rb") as nothing:
+            os.dup2(nothing.fileno(), 0)
+    except OSError:   # no descriptors to spare: the wire is read where it is
+        wire = sys.stdin.buffer
+    return anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace"))
+
+
+class _ScreenedLines:
+    """The wire's lines, less those the SDK would read wrongly (`unreadable_request`), whose
+    answers go to `replies` instead."""
+
+    def __init__(self, lines: anyio.AsyncFile[str], replies: MemoryObjectSendStream[JSONRPCError]) -> None:
+        self.lines, self.replies = lines, replies
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async with self.replies:
+            async for line in self.lines:
+                reply = unreadable_request(line)
+                if reply is None:
+                    yield line
+                else:
+                    await self.replies.send(reply)
+
+
+def unreadable_request(line: str) -> JSONRPCError | None:
+    """The error answering a line the SDK would not answer though it asks for an answer: a request
+    whose id is not a string or an integer (read as a notification, never answered), or a batch;
+    None for every other line, which the SDK reads (and answers, or refuses: malformed_reply)."""
+    if "id" not in line and "\\u" not in line and not line.lstrip().startswith("["):
+        return None   # no id, even escaped: a notification, or no JSON
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None   # the SDK answers a parse error
+    if isinstance(message, list):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=INVALID_REQUEST, message="Invalid request: a batch; MCP sends one message a line"))
+    if not (isinstance(message, dict) and "method" in message and "id" in message):
+        return None
+    request_id = message["id"]
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return None
+    shown = json.dumps(request_id)
+    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST, message=(
+        f"Invalid request: its id {shown if len(shown) <= 40 else shown[:37] + '...'} is not a string or an "
+        "integer")))
 
 
 def malformed_reply(error: Exception) -> JSONRPCError | None:

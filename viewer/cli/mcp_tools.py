@@ -25,12 +25,22 @@ from memlens.store.recall import MAX_QUERY_CHARS, MAX_WORDS
 
 # Refs of one maintenance candidate shown in an answer (a hub's hotspot can cover hundreds).
 REFS_SHOWN = 20
+# What one string of a call may hold (README, "Agents"): a memory holds sentences, not files, and a
+# client that sends a file's worth gets a tool error naming the field, not a 50 MB row in the store.
+NAME_LIMIT = 1_000      # an entity's or a relation's name or type, an id, a worklist key
+TEXT_LIMIT = 20_000     # a description, a piece of evidence, a reason (a question is cut, not refused: recall)
+EVIDENCE_LIMIT = 100    # pieces of evidence for one fact
+TIME_LIMIT = 64         # a valid time or an as-of time
+
+Name = Annotated[str, Field(min_length=1, max_length=NAME_LIMIT)]
+Text = Annotated[str, Field(max_length=TEXT_LIMIT)]
 
 Limit = Annotated[int, Field(ge=1, le=100, description="How many items per list in one answer (1-100).")]
-Cursor = Annotated[str | None, Field(
+Cursor = Annotated[str | None, Field(max_length=NAME_LIMIT,
     description="`next_cursor` of the previous answer, for the next page; omit it for the first page.")]
-FactRef = Annotated[str, Field(description="A fact id, or its first 8 characters.")]
-Reason = Annotated[str, Field(min_length=1, description="Why, in a sentence: the next reader will want to know.")]
+FactRef = Annotated[str, Field(max_length=NAME_LIMIT, description="A fact id, or its first 8 characters.")]
+Reason = Annotated[str, Field(min_length=1, max_length=TEXT_LIMIT,
+                              description="Why, in a sentence: the next reader will want to know.")]
 
 
 class Fact(BaseModel):
@@ -38,17 +48,19 @@ class Fact(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    subject: str = Field(min_length=1, description="The entity the fact is about, by name: 'billing-service'.")
-    relation: str = Field(min_length=1, description="A verb in snake_case: 'owned_by', 'depends_on'.")
-    object: str = Field(min_length=1, description="The other entity, by name: 'alice'.")
-    subject_type: str | None = Field(None, description="The subject's type (Person, Service, Module, ...); "
-                                                       "needed only when the entity is new.")
-    object_type: str | None = Field(None, description="The object's type; needed only when the entity is new.")
-    description: str = Field("", description="The fact in a sentence, if the triple does not say it all.")
-    evidence: list[str] | str = Field(default_factory=list, description=(
+    subject: Name = Field(description="The entity the fact is about, by name: 'billing-service'.")
+    relation: Name = Field(description="A verb in snake_case: 'owned_by', 'depends_on'.")
+    object: Name = Field(description="The other entity, by name: 'alice'.")
+    subject_type: Name | None = Field(None, description="The subject's type (Person, Service, Module, ...); "
+                                                        "needed only when the entity is new.")
+    object_type: Name | None = Field(None, description="The object's type; needed only when the entity is new.")
+    description: Text = Field("", description="The fact in a sentence, if the triple does not say it all.")
+    evidence: Annotated[list[Text], Field(max_length=EVIDENCE_LIMIT)] | Text = Field(default_factory=list, description=(
         "Where it comes from: 'repo://path#L10-L20', a URL, 'user said 2026-03-02'; one or a list."))
-    valid_from: str | None = Field(None, description="When it became true in the world (ISO date).")
-    valid_to: str | None = Field(None, description="When it stopped being true (ISO date).")
+    valid_from: Annotated[str, Field(max_length=TIME_LIMIT)] | None = Field(
+        None, description="When it became true in the world (ISO date).")
+    valid_to: Annotated[str, Field(max_length=TIME_LIMIT)] | None = Field(
+        None, description="When it stopped being true (ISO date).")
 
     def as_input(self) -> FactInput:
         evidence = (self.evidence,) if isinstance(self.evidence, str) else tuple(self.evidence)
@@ -207,7 +219,8 @@ class MemoryTools:
 
     async def history(
         self,
-        ref: Annotated[str, Field(min_length=1, description="An entity's name or id, or a fact's id.")],
+        ref: Annotated[str, Field(min_length=1, max_length=NAME_LIMIT,
+                                  description="An entity's name or id, or a fact's id.")],
         limit: Limit = 20,
         cursor: Cursor = None,
     ) -> str:
@@ -236,9 +249,9 @@ class MemoryTools:
 
     async def facts(
         self,
-        as_of_record: Annotated[str | None, Field(description=(
+        as_of_record: Annotated[str | None, Field(max_length=TIME_LIMIT, description=(
             "What the store believed at this time (ISO date or datetime), as it was then."))] = None,
-        as_of_valid: Annotated[str | None, Field(description=(
+        as_of_valid: Annotated[str | None, Field(max_length=TIME_LIMIT, description=(
             "What was true in the world on this date (ISO), values later superseded included."))] = None,
         include_all: Annotated[bool, Field(
             description="Also superseded, retracted and forgotten facts (forgotten ones without text).")] = False,
@@ -262,7 +275,7 @@ class MemoryTools:
 
     async def functional(
         self,
-        relation: Annotated[str, Field(min_length=1, description="The relation, e.g. 'owned_by'.")],
+        relation: Annotated[str, Field(min_length=1, max_length=NAME_LIMIT, description="The relation, e.g. 'owned_by'.")],
     ) -> str:
         """Declare a relation functional: a subject holds one current value of it at a time.
 
@@ -277,8 +290,9 @@ class MemoryTools:
 
     async def supersede(
         self,
-        old: Annotated[str, Field(description="The fact that is no longer true: its id or first 8 characters.")],
-        new: Annotated[str, Field(description="The current fact that replaces it.")],
+        old: Annotated[str, Field(max_length=NAME_LIMIT,
+                                  description="The fact that is no longer true: its id or first 8 characters.")],
+        new: Annotated[str, Field(max_length=NAME_LIMIT, description="The current fact that replaces it.")],
         reason: Reason,
     ) -> str:
         """Judge that fact `new` replaces fact `old`. The judgement holds: remembering `old` again
@@ -338,7 +352,7 @@ class MemoryTools:
 
     async def dismiss(
         self,
-        key: Annotated[str, Field(min_length=1, description="A worklist key as `maintain` lists it.")],
+        key: Annotated[str, Field(min_length=1, max_length=NAME_LIMIT, description="A worklist key as `maintain` lists it.")],
         reason: Reason,
     ) -> str:
         """Decline a maintenance candidate: it is fine as it is. The dismissal covers what the
@@ -354,7 +368,8 @@ class MemoryTools:
     async def forget(
         self,
         what: Annotated[Literal["fact", "entity"], Field(description="'fact' or 'entity'.")],
-        ref: Annotated[str, Field(min_length=1, description="The fact's id, or the entity's name or id.")],
+        ref: Annotated[str, Field(min_length=1, max_length=NAME_LIMIT,
+                                  description="The fact's id, or the entity's name or id.")],
     ) -> str:
         """Erase a fact, or an entity with every fact that mentions it: the text leaves the store
         and its file for good. A tombstone stays, so remembering it again is refused unless

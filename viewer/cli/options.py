@@ -4,14 +4,14 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memlens.store import datasets
-from memlens.store.memory import Memory
 
-from .formatting import printable
+if TYPE_CHECKING:
+    from memlens.store.memory import Memory
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
@@ -60,13 +60,17 @@ def actor_option(command: Callable) -> Callable:
     )(command)
 
 
-def open_memory(db: str | None, dataset: str | None, actor: str | None = None, *, must_exist: bool = False) -> Memory:
+def open_memory(db: str | None, dataset: str | None, actor: str | None = None, *, must_exist: bool = False) -> "Memory":
     """The dataset opened for a write (and migrated); made on the way unless `must_exist`."""
+    from memlens.store.memory import Memory   # here: `memlens brief` starts without it (app.MemlensGroup)
+
     return Memory(datasets.resolve(db, dataset), actor=actor, create=not must_exist)
 
 
-def read_memory(db: str | None, dataset: str | None) -> Memory:
+def read_memory(db: str | None, dataset: str | None) -> "Memory":
     """The dataset opened read-only: never created, migrated or written."""
+    from memlens.store.memory import Memory
+
     return Memory(datasets.resolve(db, dataset), readonly=True)
 
 
@@ -78,6 +82,8 @@ def emit(as_json: bool, data: Any, text: Callable[[], None] | str | None = None)
     elif callable(text):
         text()
     elif text is not None:
+        from .formatting import printable
+
         click.echo("\n".join(printable(line) for line in text.split("\n")))
 
 

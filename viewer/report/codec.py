@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import orjson
 
 from memlens.store.errors import BundleError
+from memlens.store.json_input import NotJson, ParseBudget
 from memlens.store.maintenance import content_of
 from memlens.store.confined import UntrustedFileError, read_bundle_file
 
@@ -872,6 +873,7 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = SNAPSHOT_BLOCK
         found[name] = match.group(2)
     blocks = {}
     budget = inflate_limit(len(page))
+    parse_budget = ParseBudget(len(page))
     for name in names:
         if name == PAGE_BLOCK and name not in found:
             continue  # a report written before pages carried their record
@@ -886,11 +888,14 @@ def parse_blocks(page: bytes, path: str, names: tuple[str, ...] = SNAPSHOT_BLOCK
         try:
             data = _decompressed(found.pop(name), budget)
             budget -= len(data)
+            parse_budget.spend(data)
             block = orjson.loads(data)
         except InflatesTooFar as exc:
             raise BundleUnreadable(f"{path}: its {name} block is refused: {exc}, more than a report of "
                                    f"{len(page):,} bytes holds (at most {INFLATE_RATIO} times its size, and "
                                    f"{INFLATE_LIMIT:,} bytes)") from None
+        except NotJson as exc:
+            raise BundleUnreadable(f"{path}: its {name} block is refused: {exc}") from None
         except ValueError as exc:  # orjson.JSONDecodeError is one
             raise BundleUnreadable(f"{path}: its {name} block is damaged: {exc}") from None
         version = block.get("version") if isinstance(block, dict) else None

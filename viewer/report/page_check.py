@@ -5,14 +5,16 @@ A report's page is drawn from its snapshot (checked against its seal before this
 its data blocks say of the drawing (each entity's position, each type's colour and shape, whether
 superseded facts show at first) and from its PAGE_BLOCK record (the code that drew it and the
 changes its panel shows). Those are handed to the writer as a regeneration hands them, and the page
-it writes must be the page read, byte for byte outside the data blocks; a data block must hold the
-same data (what it decompresses to: zlib versions may compress the same bytes differently).
+it writes must be the page read, byte for byte, data blocks included: their gzip headers, whose
+fields could carry other bytes, and their compression (the zlib that drew a report is part of what
+drew it: renderer.renderer_id).
 
 A report drawn by other code (another memlens version), or written before reports carried their
 record, is not drawn again: the check says so, and only the data was checked.
 """
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
@@ -23,7 +25,7 @@ from memlens.store.errors import MemlensError, SnapshotAltered
 from memlens.store.snapshot import memlens_version
 
 from ..model.palette import TypeLook
-from .codec import _ELEMENT, MAIN_BLOCK, PAGE_BLOCK, _decompressed, decode_layout, inflate_limit
+from .codec import _ELEMENT, _GZIP_HEADER, MAIN_BLOCK, PAGE_BLOCK, _decompressed, decode_layout, inflate_limit
 from .renderer import renderer_id
 
 
@@ -133,8 +135,7 @@ def first_difference(page: bytes, expected: bytes, snapshot: dict[str, Any]) -> 
         payload, want_payload = _part(found, start + 2), _part(wanted, start + 2)
         if payload != want_payload:
             where = _block_difference(payload or b"", want_payload or b"", inflate_limit(len(page)))
-            if where is not None:
-                return f"the data block {_shown(name)} ({where})"
+            return f"the data block {_shown(name)} ({where})"
         offset += _element_length(want_name, want_payload or b"")
     return None
 
@@ -159,18 +160,29 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     return low
 
 
-def _block_difference(payload: bytes, wanted: bytes, limit: int) -> str | None:
-    """What differs between two data blocks' data (None: the same data, compressed otherwise)."""
+def _block_difference(payload: bytes, wanted: bytes, limit: int) -> str:
+    """What differs between two data blocks: a block holds the very bytes memlens writes (its gzip
+    header, whose time, system and optional fields could carry other bytes, its compression and
+    its base64 included), so the same data packed otherwise differs too."""
     try:
-        found = orjson.loads(_decompressed(payload, limit))
+        found = _decompressed(payload, limit)
     except ValueError as exc:
         return f"damaged: {exc}"
-    expected = orjson.loads(_decompressed(wanted, max(limit, len(wanted) * 1032)))
+    expected = _decompressed(wanted, max(limit, len(wanted) * 1032))
     if found == expected:
-        return None
-    if isinstance(found, dict) and isinstance(expected, dict):
-        keys = sorted(set(found) | set(expected))
-        key = next(k for k in keys if found.get(k) != expected.get(k) or (k in found) != (k in expected))
+        header = base64.b64decode(payload[:16], validate=False)[:len(_GZIP_HEADER)]
+        return ("its gzip header is not the one memlens writes" if header != _GZIP_HEADER
+                else "the same data, packed otherwise than memlens packs it")
+    try:
+        found_value, expected_value = orjson.loads(found), orjson.loads(expected)
+    except ValueError:
+        return "its data"
+    if found_value == expected_value:
+        return "the same data, written otherwise than memlens writes it"
+    if isinstance(found_value, dict) and isinstance(expected_value, dict):
+        keys = sorted(set(found_value) | set(expected_value))
+        key = next(k for k in keys if found_value.get(k) != expected_value.get(k)
+                   or (k in found_value) != (k in expected_value))
         return f"its {key[:40]!r}"
     return "its data"
 

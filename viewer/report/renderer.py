@@ -9,6 +9,7 @@ byte, so verify then checks its data only, and says so.
 from __future__ import annotations
 
 import hashlib
+import zlib
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -25,8 +26,10 @@ _SOURCES = (".py", ".html", ".js", ".css")
 
 @lru_cache(maxsize=1)
 def renderer_id() -> str:
-    """sha256 of the memlens version, the code and assets above and vis-network, as hex."""
-    digest = hashlib.sha256(memlens_version().encode() + b"\0")
+    """sha256 of the memlens version, the zlib that compresses the data blocks (another zlib, such
+    as zlib-ng, compresses the same data into other bytes), the code and assets above and
+    vis-network, as hex."""
+    digest = hashlib.sha256(memlens_version().encode() + b"\0" + zlib.ZLIB_RUNTIME_VERSION.encode() + b"\0")
     for package in _PACKAGES:
         for source in sorted(resources.files(package).iterdir(), key=lambda s: s.name):
             if source.name.endswith(_SOURCES):

@@ -9,7 +9,6 @@ crash took away between the two renames of a swap (where the file system cannot 
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import shutil
 import stat
@@ -17,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from memlens.store import json_input
 from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, read_inside
 from memlens.store.errors import BundleError
 
@@ -187,7 +187,7 @@ def check_target(target: Path) -> None:
 def site_manifest(root: Path) -> dict[str, Any] | None:
     """The manifest of the memlens site at `root` (its format, version and files named), or None."""
     try:
-        manifest = json.loads(read_inside(root, "manifest.json", BUNDLE_FILE_LIMIT).decode("utf-8"))
+        manifest = json_input.parsed(read_inside(root, "manifest.json", BUNDLE_FILE_LIMIT))
     except (OSError, UntrustedFileError, ValueError):
         return None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("memlens_version"), str)

@@ -19,11 +19,11 @@ out of the site is never linked back in), and nothing is ever written through an
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from memlens.store import json_input
 from memlens.store.confined import BUNDLE_FILE_LIMIT, UntrustedFileError, confined_name, read_inside, regular_file_inside
 
 from .delta import Previous
@@ -94,7 +94,7 @@ class PreviousSite:
     def of(cls, root: Path, manifest_bytes: bytes) -> PreviousSite | None:
         """The site at `root` whose manifest.json holds `manifest_bytes`; None if they are no manifest."""
         try:
-            manifest = json.loads(manifest_bytes.decode("utf-8"))
+            manifest = json_input.parsed(manifest_bytes)
             files, inputs = manifest["files"], manifest.get("inputs") or {}
         except (ValueError, KeyError, TypeError):
             return None
