@@ -80,3 +80,15 @@ def record_frame(page: Any) -> list[dict[str, Any]]:
 
 def drawn_nodes(page: Any) -> list[dict[str, Any]]:
     return page.evaluate(NODES)
+
+
+def settled_scale(page: Any) -> float:
+    """The graph's zoom, once it has stopped moving."""
+    previous = None
+    for _ in range(50):
+        now = page.evaluate("() => window.memlens.network.getScale()")
+        if now == previous:
+            return now
+        previous = now
+        page.wait_for_timeout(120)
+    raise AssertionError("the zoom never settled")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from canvas_text import drawn_nodes, record_frame
+from canvas_text import drawn_nodes, record_frame, settled_scale as scale
 from named_memory import named_memory
 from viewer_fixtures import open_report
 
@@ -121,18 +121,6 @@ def test_the_selections_relation_names_are_drawn_first_and_over_the_veil_and_no_
         assert max(texts.index(t) for t in own) < first_name    # before the neighbours' names
     finally:
         opened.close()
-
-
-def scale(page) -> float:
-    """The zoom, once it has stopped moving."""
-    previous = None
-    for _ in range(50):
-        now = page.evaluate("() => window.memlens.network.getScale()")
-        if now == previous:
-            return now
-        previous = now
-        page.wait_for_timeout(100)
-    raise AssertionError("the zoom never settled")
 
 
 def test_the_graphs_keys_zoom_move_between_neighbours_open_and_clear_keeping_the_focus(browser, reports):
