@@ -127,6 +127,7 @@ def test_open_timeline_lands_below_the_sticky_bar_and_a_new_selection_starts_at_
     opened = open_report(browser, pages["demo"], fragment="#entity=api-gateway")
     try:
         page = opened.page
+        opened.show_fact_cards()                                        # the long way: every fact a card
         panel = page.locator("#detail")
         panel.evaluate("(node) => { node.scrollTop = node.scrollHeight; }")
         assert panel.evaluate("(node) => node.scrollTop") > 200        # api-gateway has a long list
