@@ -162,12 +162,12 @@ function createDetailPanel(memory, view, panel, actions) {
   }
 
   function groupBody(entity, group, shown) {
-    const card = (fact) => (group.key === TOMBSTONES ? tombstone(fact)
+    const item = (fact) => (group.key === TOMBSTONES ? tombstone(fact)
       : (asCards ? factCard : factLine)(entity, fact, factAppearance(fact, view)));
     const page = pages.get(group.key);
     if (page === undefined) {
       const more = shown.length - GROUP_CARDS;
-      return [shown.slice(0, GROUP_CARDS).map(card),
+      return [shown.slice(0, GROUP_CARDS).map(item),
         more > 0 ? el("button", { type: "button", className: "link-button group-show-all", "data-group": group.key },
                       "Show all " + shown.length.toLocaleString("en")) : null];
     }
@@ -181,7 +181,7 @@ function createDetailPanel(memory, view, panel, actions) {
          end.toLocaleString("en") + " of " + shown.length.toLocaleString("en") + " "),
       el("button", { type: "button", className: "link-button group-page", "data-group": group.key, "data-page": String(at + 1),
                      disabled: at >= last }, "Next \u2192"));
-    return [pager(), shown.slice(first, end).map(card), end - first > 10 ? pager() : null];
+    return [pager(), shown.slice(first, end).map(item), end - first > 10 ? pager() : null];
   }
 
   panel.addEventListener("click", (event) => {

@@ -221,6 +221,7 @@ def test_at_a_past_record_time_the_panel_lists_what_the_cli_lists_and_no_later_c
         # one entity merged away since was still there
         entities_then = int(page.locator('#header-counts [data-count="entities"] dd').inner_text())
         assert then["legend"] == entities_then == 52
+        opened.show_fact_cards()
         page.evaluate("() => window.memlens.selectEntityById(window.memlens.network.body.data.nodes.get()"
                       ".find((n) => n.label === 'api-gateway').id)")
         shown = page.evaluate("() => [...document.querySelectorAll('#detail article.fact')].map((a) => a.dataset.factId)")
