@@ -110,9 +110,16 @@ function beginLabelFrame(network, ctx) {
     take(box, spare);
   }
 
+  // The length of an edge on screen between its two dots: what can hold its relation name.
+  function edgeRoom(edge) {
+    const from = toScreen(edge.from), to = toScreen(edge.to);
+    return Math.hypot(to.x - from.x, to.y - from.y) - (edge.from.options.size + edge.to.options.size) * scale - 14;
+  }
+
   // A relation name along its edge, where the edge between the two dots is long enough to hold
-  // it: at the middle, else a little towards either end; false when there is no room. With
-  // `spared` (node id -> bool), only where it leaves the reserved names of those nodes their room.
+  // it: at the middle, else a little towards either end. With `spared` (node id -> bool), only
+  // where it leaves the reserved names of those nodes their room. True when placed; "spared" when
+  // only the spared names stood in its way; false when there is no room.
   function edgeLabel(edge, text, px, colour, layer, spared) {
     const from = toScreen(edge.from), to = toScreen(edge.to);
     const halfWidth = (textWidth(text, px) + LABEL_STROKE_PX) / 2 + 2, halfHeight = px * 0.6;
@@ -120,6 +127,7 @@ function beginLabelFrame(network, ctx) {
     const spots = curved ? [0.5] : [0.5, 0.38, 0.62, 0.28, 0.72];
     const length = Math.hypot(to.x - from.x, to.y - from.y);
     const start = edge.from.options.size * scale + 4, end = length - edge.to.options.size * scale - 10;
+    let sparing = false;
     for (const spot of spots) {
       let centre, angle;
       if (curved) {
@@ -127,7 +135,7 @@ function beginLabelFrame(network, ctx) {
         centre = point(spot);
         const before = point(spot - 0.05), after = point(spot + 0.05);
         angle = uprightAngle(after.x - before.x, after.y - before.y);
-        if (end - start < halfWidth * 2.4) return false; // a bend shortens what holds it
+        if (end - start < halfWidth * 2.4) break; // a bend shortens what holds it
       } else {
         const along = start + (end - start) * spot;
         if (along - halfWidth < start || along + halfWidth > end) continue;
@@ -135,12 +143,16 @@ function beginLabelFrame(network, ctx) {
         angle = uprightAngle(to.x - from.x, to.y - from.y);
       }
       const box = orientedBox(centre.x, centre.y, halfWidth, halfHeight, angle);
-      if (!onScreen(box) || !clear(box, everything) || (spared && !clear(box, (name) => spared(name.node), spare))) continue;
+      if (!onScreen(box) || !clear(box, everything)) continue;
+      if (spared && !clear(box, (name) => spared(name.node), spare)) {
+        sparing = true;
+        continue;
+      }
       take(box);
       placed[layer].push({ box, text, px, colour, angle });
       return true;
     }
-    return false;
+    return sparing ? "spared" : false;
   }
 
   // Draws the labels placed in `layer` ("under" the selection's veil, or "over" it).
@@ -174,5 +186,5 @@ function beginLabelFrame(network, ctx) {
     ctx.restore();
   }
 
-  return { dot, nodeLabel, reserve, edgeLabel, draw };
+  return { dot, nodeLabel, reserve, edgeRoom, edgeLabel, draw };
 }

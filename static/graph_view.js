@@ -16,6 +16,7 @@ const ZOOM_STEP = 1.4;        // one press of + or -
 const ZOOM_MOST = 4;          // closer than this, labels hold their size and nothing more is read
 const FIT_MOST = 2;           // a small memory's first view is enlarged up to this, its links long enough to be named
 const FIT_MARGIN_PX = 12;
+const SHORTEST_RELATION_PX = 16; // no relation name, of one letter at 11 px and its outline, fits a shorter link
 const NEVER_DRAWN_PX = 1e9;
 
 function themeColors() {
@@ -353,7 +354,8 @@ function createGraphView(memory, view, container, events, tip) {
       }
       for (const id of around) frame.dot(body.nodes[id]);
       for (const node of neighbours) frame.reserve(node, node.options.label);
-      const crowded = highlight.edges.filter((id) => !relationName(frame, body.edges[id], OWN_EDGE_LABEL_PX, "over", () => true));
+      // a hub's links are hundreds: those that found no room at all are not tried again
+      const crowded = highlight.edges.filter((id) => relationName(frame, body.edges[id], OWN_EDGE_LABEL_PX, "over", () => true) === "spared");
       for (const id of crowded) {
         const edge = body.edges[id];
         const far = edge && (edge.from.id === view.selected.id ? edge.to.id : edge.from.id);
@@ -431,11 +433,12 @@ function createGraphView(memory, view, container, events, tip) {
     canvas.moveTo({ position: { x: entity.x, y: entity.y }, animation: { duration: 200, easingFunction: "easeInOutQuad" } });
   }
 
-  // A fact's relation name on its edge, if the edge is drawn and there is room (see edgeLabel
-  // for `spared`); whether it was placed.
+  // A fact's relation name on its edge, if the edge is drawn and there is room; what edgeLabel
+  // says (see `spared` there).
   function relationName(frame, edge, px, layer, spared) {
     if (!edge || !edge.connected || edge.options.hidden === true) return false;
     if (edge.from.options.hidden === true || edge.to.options.hidden === true) return false;
+    if (frame.edgeRoom(edge) < SHORTEST_RELATION_PX) return false; // before the fact is looked at: most links, zoomed out
     const fact = memory.factById.get(edge.id);
     const look = factAppearance(fact, view);
     if (!look.shown) return false;
