@@ -14,6 +14,9 @@ const HUB_CANDIDATES = 40;
 function createDetailPanel(memory, view, panel, actions) {
   // A link to something the chosen record time did not know yet says so.
   const notYet = () => el("span", { className: "muted not-yet" }, " (not recorded yet then)");
+  // Facts whose evidence changed in the repository since they were recorded (store/evidence.py).
+  const checked = memory.meta && memory.meta.evidence_check;
+  const evidenceChanged = new Set(checked && Array.isArray(checked.changed) ? checked.changed : []);
 
   function refButton(entity, label) {
     if (!entity) return el("span", { className: "muted" }, "(forgotten entity)");
@@ -77,6 +80,8 @@ function createDetailPanel(memory, view, panel, actions) {
       el("span", { className: "fact-relation" }, " " + fact.relationName + " "),
       outgoing ? refButton(fact.objectEntity) : el("span", { className: "fact-self" }, entity.name));
     const badges = el("p", { className: "fact-badges" }, statusBadges(fact, look),
+      evidenceChanged.has(fact.id) ? el("strong", { className: "tag tag-stale", title: "the file it cites is gone, "
+        + "or git says the cited lines changed after it was recorded" }, "evidence changed since recorded") : null,
       fact.functional ? el("span", { className: "status status-functional", title: "one current value per subject" }, "functional") : null,
       fact.reassertions ? el("span", { className: "status" }, "reasserted \u00d7" + fact.reassertions) : null,
       el("code", { className: "fact-id", title: fact.id }, shortId(fact.id)));
@@ -157,6 +162,8 @@ function createDetailPanel(memory, view, panel, actions) {
          el("span", { className: "fact-chevron", "aria-hidden": "true" }, open ? "\u25be" : "\u25b8"),
          el("span", { className: "fact-relation" }, outgoing ? fact.relationName + " \u2192" : "\u2190 " + fact.relationName)),
       refButton(outgoing ? fact.objectEntity : fact.subjectEntity), statusMark(look),
+      evidenceChanged.has(fact.id) ? el("span", { className: "mark mark-stale", title: "evidence changed since recorded" },
+        el("span", { "aria-hidden": "true" }, "\u21ba"), el("span", { className: "visually-hidden" }, "evidence changed since recorded")) : null,
       shortDates(memory, fact, look.state));
     return open ? el("div", { className: "fact-item is-open" }, line, factCard(entity, fact, look)) : line;
   }

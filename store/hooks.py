@@ -61,7 +61,7 @@ def run_after_maintenance(memory: "Memory") -> list[HookResult]:
     results = []
     for name, hook in all_hooks().items():
         try:
-            results.append(HookResult(name, True, hook(memory) or "ok"))
+            results.append(HookResult(name, True, hook(memory) or ""))   # "": it had nothing to say
         except Exception as exc:
             results.append(HookResult(name, False, f"{type(exc).__name__}: {exc}"))
     return results

@@ -49,6 +49,7 @@ from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import TimelineBuilder, entity_timeline
 from ..model.timeline_svg import MemoEscape, timeline_svg
+from ..model.printed_commands import dataset_flag
 from ..model.worklist import KindGroup, dismissal_groups, task_of, worklist_groups
 from ..report import assets
 from ..report.page import NavLink, SiteMode, build_context, check_format, environment, fact_words_in
@@ -474,7 +475,7 @@ class SiteBuild:
                                                      if c.get("resolution_reason") else "")
             rows.append(f'<tr><td class="refs">{facts}</td><td>{h(c.get("reason"))}</td><td>{why}</td>'
                         f'<td class="time">{h(short_record_time(c.get("resolved_at")))}</td></tr>')
-        return self.render("site_contested.html", page=self.frame("", "Contested", "contested"), open=open_views, open_count=len(self.open_contradictions),
+        return self.render("site_contested.html", page=self.frame("", "Contradictions", "contested"), open=open_views, open_count=len(self.open_contradictions),
                            more_open=len(self.open_contradictions) - len(open_views),
                            resolved=Markup("".join(rows)), resolved_count=len(resolved),
                            more_resolved=max(0, len(resolved) - RESOLVED_LIMIT))
@@ -494,7 +495,7 @@ class SiteBuild:
     def maintenance_row(self, group: MaintenanceGroup, row: dict[str, Any], items: SiteItems) -> str:
         if group.which == "open":   # a task, as the report's Maintenance tab words it
             refs = "".join(items.any_ref(str(r)) for r in row.get("refs") or ())
-            task = task_of(row, self.index.name, self.fact_words)
+            task = task_of(row, self.index.name, self.fact_words, dataset_flag(self.snapshot))
             commands = "".join(f'<li><span class="task-when">If {h(when)}: </span><code class="task-command">{h(command)}'
                                f'</code></li>' for when, command in task.commands)
             return (f'<tr><td><p class="task-sentence">{h(task.sentence)}</p><ul class="task-commands">{commands}</ul>'

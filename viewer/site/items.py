@@ -15,7 +15,7 @@ from typing import Any
 from memlens.store.reads import is_archived
 
 from ..model.escaping import escape_text
-from ..model.evidence import is_web_link
+from ..model.evidence import evidence_changed, is_web_link
 from ..model.fact_status import shown_status
 from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
 from ..model.links import deep_link
@@ -58,6 +58,7 @@ class SiteItems:
         self.anchors = anchors      # cards carry id="fact-<id>" (on entity pages, where links land)
         self.contested_boxes = contested_boxes  # off where the page states the contradiction itself
         self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
+        self.evidence_changed = frozenset(evidence_changed(snapshot))
         self._text: dict[str, str] = {}
         self._entity_refs: dict[str | None, str] = {}
         self._fact_refs: dict[str, str] = {}
@@ -161,6 +162,9 @@ class SiteItems:
                          'archived</span>')
         if contested:
             parts.append('<strong class="tag tag-contested">contested</strong>')
+        if fid in self.evidence_changed:   # as the report's card marks it (detail_panel.js)
+            parts.append('<strong class="tag tag-stale" title="the file it cites is gone, or git says the cited lines '
+                         'changed after it was recorded">evidence changed since recorded</strong>')
         if fact.get("functional"):
             parts.append('<span class="status">functional</span>')
         if fact.get("reassertions"):

@@ -23,6 +23,8 @@ from typing import Any, Callable, Iterable, Sequence
 from memlens.store.canonical import canonical_json, canonical_text
 from memlens.store.snapshot import memlens_version
 
+from ..model.evidence import evidence_changed
+from ..model.printed_commands import dataset_flag
 from ..model.snapshot_index import SnapshotIndex
 from .entity_plan import EntityPlan
 
@@ -81,7 +83,11 @@ class PageInputs:
         self.entity_order = {e["id"]: i for i, e in enumerate(snapshot["entities"])}
         self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
         self.ledger = snapshot.get("ledger", [])
-        self.base = renderer_digest() + canonical_json(str(snapshot.get("dataset") or ""))
+        # the dataset's name, the flag its maintenance commands carry (printed_commands.dataset_flag)
+        # and the facts whose cards are marked for evidence changed since (evidence.evidence_changed)
+        self.base = renderer_digest() + canonical_json([str(snapshot.get("dataset") or ""),
+                                                        list(dataset_flag(snapshot)),
+                                                        sorted(evidence_changed(snapshot))])
         self._facts: dict[str, bytes] = {}
         self._rows: dict[int, bytes] = {}
         # each entity and fact a page links to, resolved once (a fact's ends and a ledger row's
