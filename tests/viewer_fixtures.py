@@ -655,16 +655,22 @@ class OpenedReport:
         """The ids of the entities the graph has drawn."""
         return set(self.page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
 
+    def show_fact_cards(self) -> None:
+        """Has the detail panel show each fact as its card (the reader's choice; one line each at first)."""
+        self.page.evaluate("() => window.memlens.showFactCards(true)")
+
     def close(self) -> None:
         self.context.close()
 
 
 def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: int = 1280,
                 height: int = 800, fragment: str = "", url: str | None = None,
-                wait_for_graph: bool = True, javascript: bool = True, graph_timeout_ms: int = 15_000) -> OpenedReport:
-    """Opens `path` (or `url`) with every request outside its own origin aborted and recorded."""
+                wait_for_graph: bool = True, javascript: bool = True, graph_timeout_ms: int = 15_000,
+                bypass_csp: bool = False) -> OpenedReport:
+    """Opens `path` (or `url`) with every request outside its own origin aborted and recorded.
+    `bypass_csp`: the page's Content-Security-Policy is set aside (to load a test's own script)."""
     context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme,
-                                  java_script_enabled=javascript)
+                                  java_script_enabled=javascript, bypass_csp=bypass_csp)
     page = context.new_page()
     url = (url or "file://" + str(path)) + fragment
     allowed = "file:" if url.startswith("file:") else url.split("/", 3)[0] + "//" + url.split("/", 3)[2] + "/"

@@ -32,8 +32,10 @@ VIS_VERSION = re.search(r'^const VIS_VERSION = "([^"]+)";', _static_text("vis_ad
 VIS_DIR = _pyvis_folder() / "templates" / "lib" / f"vis-{VIS_VERSION}"
 VIS_HEADER_VERSION = re.compile(r"@version (\S+)")
 # Load order matters: later files use what earlier ones define inside the shared closure.
-SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "node_labels.js", "canvas_labels.js", "vis_adapter.js", "graph_view.js",
-                "detail_panel.js", "porter.js", "search_index.js", "search_intent.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "briefs.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
+SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "fact_text.js", "node_labels.js", "canvas_labels.js",
+                "vis_adapter.js", "fact_tip.js", "graph_view.js", "graph_keys.js", "detail_panel.js", "porter.js",
+                "search_index.js", "search_intent.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "briefs.js",
+                "timelines.js", "controls.js", "header_counts.js", "app.js")
 STYLE_FILES = ("report.css",)
 SITE_STYLE_FILES = ("report.css", "site.css")
 SITE_SCRIPT_FILES = ("dom.js", "site.js")
