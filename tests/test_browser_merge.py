@@ -61,6 +61,7 @@ def test_the_report_and_the_site_say_where_a_merged_fact_came_from(browser, cli,
     said = f"merged from ben (bundle {merged['bundle'][:15]}), recorded there {there}"
     opened = open_report(browser, report, fragment=deep_link("entity", billing))
     try:
+        opened.show_fact_cards()
         in_report = card_meta(opened.page, "#detail article.fact")
         opened.page.goto(next((site / "entities").glob("billing-*.html")).as_uri())
         in_site = card_meta(opened.page, "main article.fact")
