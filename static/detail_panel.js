@@ -181,6 +181,8 @@ function createDetailPanel(memory, view, panel, actions) {
       refButton(outgoing ? fact.objectEntity : fact.subjectEntity), statusMark(look),
       evidenceChanged.has(fact.id) ? el("span", { className: "mark mark-stale", title: "evidence changed since recorded" },
         el("span", { "aria-hidden": "true" }, "\u21ba"), el("span", { className: "visually-hidden" }, "evidence changed since recorded")) : null,
+      Object.hasOwn(withheld, fact.id) ? el("span", { className: "mark mark-withheld", title: "withheld from briefs: " + withheld[fact.id] },
+        el("span", { "aria-hidden": "true" }, "\u2298"), el("span", { className: "visually-hidden" }, "withheld from briefs")) : null,
       shortDates(memory, fact, look.state));
     return open ? el("div", { className: "fact-item is-open" }, line, factCard(entity, fact, look)) : line;
   }

@@ -70,6 +70,7 @@ def test_memory_then_shows_the_graph_as_it_was_when_the_brief_was_given(report):
     assert at <= given and all(t > given for t in later)       # the newest record time at or before it
     page.evaluate("() => window.memlens.selectEntityById(window.memlens.network.body.data.nodes.get()"
                   ".find((n) => n.label === 'billing-service').id)")
+    page.click("#detail-cards")   # the facts as cards, not lines
     owners = page.locator("#detail article.fact", has_text="owned_by").all_inner_texts()
     # then, Dana owned it: Priya's value arrived in that very session
     assert any("Dana Okafor" in text for text in owners) and not any("Priya" in text for text in owners)
@@ -80,6 +81,12 @@ def test_a_fact_withheld_from_briefs_says_so_and_why_on_its_card(report):
     page = report.page
     page.evaluate("() => window.memlens.selectEntityById(window.memlens.network.body.data.nodes.get()"
                   ".find((n) => n.label === 'DATABASE_URL').id)")
+    # the fact's line carries the mark, its card the reason
+    line = page.locator("#detail .fact-row", has_text="staging")
+    assert line.locator(".mark-withheld").get_attribute("title") == \
+        "withheld from briefs: looks like a secret (credentials in a URL)"
+    assert page.locator("#detail .fact-row", has_text="production").locator(".mark-withheld").count() == 0
+    page.click("#detail-cards")
     leaked = page.locator("#detail article.fact", has_text="s3cret")
     assert leaked.locator(".fact-withheld").inner_text() == "withheld from briefs looks like a secret (credentials in a URL)"
     # its honest twin, among the same entity's facts, carries no such mark
