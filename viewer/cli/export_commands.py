@@ -207,7 +207,8 @@ def refuse_a_file_memlens_did_not_write(path: Path, fmt: str) -> None:
             if any(mark in scanned for mark in marks):
                 return
             tail = scanned[-64:]
-    raise BundleError(f"{path} exists and is not a {fmt} file memlens wrote; memlens replaces only its own files: "
+    what = {"html": "report", "json": "snapshot", "brief": "brief file"}.get(fmt, f"{fmt} file")
+    raise BundleError(f"{path} exists and is not a {what} memlens wrote; memlens replaces only its own files: "
                       "remove it, or write to another name")
 
 
