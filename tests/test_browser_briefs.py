@@ -29,7 +29,6 @@ def demo_report(tmp_path_factory):
 @pytest.fixture
 def report(browser, demo_report):
     opened = open_report(browser, demo_report / "demo.html")
-    opened.show_fact_cards()   # these tests read the facts' cards, not their one-line rows
     yield opened
     opened.close()
 
