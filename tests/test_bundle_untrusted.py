@@ -148,6 +148,17 @@ def _peak_rss_mb(args: list[str], env: dict[str, str]) -> tuple[float, subproces
     return peak, subprocess.CompletedProcess(args, code, stdout, stderr)
 
 
+def _refused_in_bounded_memory(runs: list[list[str]], env: dict[str, str], words: str, at_most: float) -> None:
+    """Each memlens ARGS of `runs` ends in one Error line holding `words`, its peak memory under
+    `at_most` MB."""
+    for args in runs:
+        peak, done = _peak_rss_mb(args, env)
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        assert done.returncode == 1 and len(lines) == 1, (args, lines)
+        assert words in lines[0], lines
+        assert peak < at_most, (args, peak, at_most)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="resource is POSIX only")
 def test_a_gzip_bomb_report_is_refused_in_bounded_memory_for_verify_diff_and_import(cli, demo_store, tmp_path, home):
     report = exported(cli, demo_store, "html", tmp_path / "report.html")
@@ -157,14 +168,10 @@ def test_a_gzip_bomb_report_is_refused_in_bounded_memory_for_verify_diff_and_imp
     env = {**os.environ, "MEMLENS_HOME": str(home)}
     baseline, good = _peak_rss_mb(["verify", str(report)], env)
     assert good.returncode == 0, good.stderr
-    for args in (["verify", str(bomb)], ["diff", str(bomb), "--db", str(demo_store)],
-                 ["import", "--from", "memlens", str(bomb), "-d", "bombed"]):
-        peak, done = _peak_rss_mb(args, env)
-        lines = (done.stdout + done.stderr).strip().splitlines()
-        assert done.returncode == 1 and len(lines) == 1, (args, lines)
-        assert "its memlens-texts block is refused: it inflates past" in lines[0], lines
-        # the refusal inflates at most 32 times the page (1 MB here: 32 MB), not the bomb's 256 MiB
-        assert peak < baseline + 100, (args, peak, baseline)
+    # the refusal inflates at most 32 times the page (1 MB here: 32 MB), not the bomb's 256 MiB
+    _refused_in_bounded_memory([["verify", str(bomb)], ["diff", str(bomb), "--db", str(demo_store)],
+                                ["import", "--from", "memlens", str(bomb), "-d", "bombed"]],
+                               env, "its memlens-texts block is refused: it inflates past", baseline + 100)
 
 
 def _run(args: list[str], home: Path, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -427,14 +434,11 @@ def test_a_report_whose_data_inflates_to_millions_of_values_is_refused_in_bounde
     env = {**os.environ, "MEMLENS_HOME": str(home)}
     baseline, good = _peak_rss_mb(["verify", str(report)], env)
     assert good.returncode == 0, good.stderr
-    for args in (["verify", str(bomb)], ["diff", str(bomb), "--db", str(demo_store)],
-                 ["import", "--from", "memlens", str(bomb), "-d", "bombed"]):
-        peak, done = _peak_rss_mb(args, env)
-        lines = (done.stdout + done.stderr).strip().splitlines()
-        assert done.returncode == 1 and len(lines) == 1, (args, lines)
-        assert "its memlens-data block is refused: it holds more values than memlens reads" in lines[0], lines
-        # the 180 MB of text it inflates to, and no more: parsed, it would take 4 GB
-        assert peak < baseline + 400, (args, peak, baseline)
+    # the 180 MB of text it inflates to, and no more: parsed, it would take 4 GB
+    _refused_in_bounded_memory([["verify", str(bomb)], ["diff", str(bomb), "--db", str(demo_store)],
+                                ["import", "--from", "memlens", str(bomb), "-d", "bombed"]],
+                               env, "its memlens-data block is refused: it holds more values than memlens reads",
+                               baseline + 400)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="resource is POSIX only")
@@ -448,12 +452,8 @@ def test_a_site_snapshot_of_millions_of_values_is_refused_in_bounded_memory(cli,
         for _ in range(13):
             out.write(b"{}," * (1 << 20))
         out.write(b"{}]}")
-    for args in (["verify", str(site)], ["diff", str(site), "--db", str(demo_store)]):
-        peak, done = _peak_rss_mb(args, env)
-        lines = (done.stdout + done.stderr).strip().splitlines()
-        assert done.returncode == 1 and len(lines) == 1, (args, lines)
-        assert "snapshot.json: it holds more values than memlens reads" in lines[0], lines
-        assert peak < baseline + 150, (args, peak, baseline)
+    _refused_in_bounded_memory([["verify", str(site)], ["diff", str(site), "--db", str(demo_store)]],
+                               env, "snapshot.json: it holds more values than memlens reads", baseline + 150)
 
 
 def test_a_site_layout_of_millions_of_values_is_not_read(cli, demo_store, tmp_path):
