@@ -16,7 +16,7 @@ from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id, hosti
                              project_ids, project_snapshot)
 
 from memlens.viewer.report.codec import MAIN_BLOCK, read_blocks
-from memlens.viewer.site import build as site_module
+from memlens.viewer.site.site_pages import SitePages
 from memlens.viewer.site.build import write_site
 from memlens.viewer.site.folder import SiteTargetError
 
@@ -251,11 +251,11 @@ def test_a_failure_mid_build_leaves_the_previous_site_whole_and_no_temp_dirs(tmp
     target = write_site(changed.old, tmp_path / "memory")
     before = tree(target)
 
-    def explode(self, emit, *args):
+    def explode(self, *args):
         raise RuntimeError("disk gone half way")
 
     # entity pages are already written when the ledger pages fail
-    monkeypatch.setattr(site_module.SiteBuild, "write_ledger_pages", explode)
+    monkeypatch.setattr(SitePages, "ledger", explode)
     with pytest.raises(RuntimeError, match="half way"):
         write_site(changed.new, target, changes=changed.changes)
     assert tree(target) == before

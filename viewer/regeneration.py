@@ -30,7 +30,6 @@ from .written import Written, sha256_hex
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
     from memlens.viewer.model.palette import TypeLook
-    from memlens.viewer.reading import CarriedOver
 
 FORMATS = ("html", "site")
 _RECORD_LIMIT = 64 << 20   # bundles.json: a line or two per bundle
@@ -217,7 +216,10 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     take_over = way.path.is_relative_to(datasets.home().resolve())
     check_way(way, bundle.format, take_over=take_over)   # before anything of the old bundle is read
     load_writer(bundle.format)
-    snapshot, kept = _snapshot_and_previous(memory, way.path, bundle.format)
+    from .reading import carried_over
+
+    kept = carried_over(way.path, bundle.format)
+    snapshot = memory.sealed_snapshot()
     previous = kept.digest
     changes = diff(previous, snapshot, newer_from_the_store=True) \
         if previous and previous.get("hash") != snapshot["hash"] else None
@@ -283,20 +285,6 @@ def kept_note(path: Path, fmt: str) -> tuple[str, ...]:
 
 def _some(names: list[str]) -> str:
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-
-
-def _snapshot_and_previous(memory: "Memory", path: Path, fmt: str) -> tuple[dict[str, Any], "CarriedOver"]:
-    """The store's sealed snapshot, and what the bundle at `path` carries over to the next one, read
-    at the same time: the bundle in a worker forked before the snapshot exists, so that it copies
-    little. At 100,000 entities reading a site's graph page takes 1.2 s, beside the snapshot's 7."""
-    from .reading import bundle_exists, carried_over
-    from .workers import can_fork, with_workers
-
-    if not (can_fork() and bundle_exists(path, fmt)):
-        return memory.sealed_snapshot(), carried_over(path, fmt)
-    snapshot, [kept] = with_workers(memory.sealed_snapshot,
-                                    [(lambda: carried_over(path, fmt), "reading the bundle it replaces")])
-    return snapshot, kept
 
 
 def write_bundle(snapshot: dict[str, Any], where: Path | Way, fmt: str, *, changes: dict | None = None,

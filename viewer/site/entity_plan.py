@@ -112,8 +112,9 @@ def chunks(sizes: list[int], most: int, budget: int) -> list[tuple[int, int]]:
 
 
 def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: dict[str, int],
-                size: Callable[[dict[str, Any]], int]) -> EntityPlan:
-    """Group `facts` (those naming the entity) and decide which page each card is on."""
+                size: Callable[[dict[str, Any]], int], fits: bool = False) -> EntityPlan:
+    """Group `facts` (those naming the entity) and decide which page each card is on; `fits`: all
+    of them are known to fit on its own page (then no card is measured)."""
     groups: dict[tuple[str, str | None], FactGroup] = {}
     for fact in facts:
         place = _group_of(entity_id, fact)
@@ -125,6 +126,9 @@ def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: d
     for group in ordered:
         if len(group.facts) > 1:
             group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
+        if fits:
+            group.preview = len(group.facts)
+            continue
         sizes = [size(f) for f in group.facts]
         if len(sizes) <= PREVIEW_CARDS and sum(sizes) <= PREVIEW_BYTES:
             group.preview = len(sizes)   # all of it fits, as it does for nearly every group
@@ -180,8 +184,10 @@ class SitePlans:
         try:
             return self._plans[entity_id]
         except KeyError:
-            plan = self._plans[entity_id] = plan_entity(entity_id, self.pages[entity_id], self._facts_of(entity_id),
-                                                        self._order, self._size)
+            facts = self._facts_of(entity_id)
+            fits = len(facts) <= PREVIEW_CARDS and sum(map(self._size, facts)) <= PREVIEW_BYTES
+            plan = self._plans[entity_id] = plan_entity(entity_id, self.pages[entity_id], facts, self._order,
+                                                        self._size, fits)
             return plan
 
     def get(self, fact_id: Any) -> str | None:

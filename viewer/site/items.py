@@ -19,12 +19,12 @@ from ..model.evidence import is_web_link
 from ..model.fact_status import shown_status
 from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
 from ..model.links import deep_link
-from ..model.snapshot_index import SnapshotIndex
 from ..model.time_axis import short_record_time
+from .models import Card, FactRef, LedgerRow, OpenContradiction, Ref, Target
 
 STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
 FORGOTTEN_LABEL = "forgotten fact (text erased)"
-VersionRow = tuple[tuple[str, int, int], str]   # (sort key, <tr>)
+VersionRow = tuple[str, int, str]   # (from when, which version of its fact, <tr>)
 
 
 h = escape_text   # every value from the snapshot, in element content and quoted attribute values
@@ -41,30 +41,22 @@ def validity(valid_from: str | None, valid_to: str | None, unknown: str = "valid
 
 
 class SiteItems:
-    """Renders and remembers the repeated items of a site, for pages in one folder.
+    """Renders and remembers the repeated items of a site (from their models, site/models.py), for
+    pages in one folder.
 
     `entities` is the way from those pages to the entity pages ('' from entities/ itself,
     'entities/' from the top, '../entities/' from ledger/); `root` the way to the top.
     """
 
-    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, fact_pages: dict[str, str], *,
-                 entity_pages: dict[str, str], entities: str, root: str, anchors: bool,
-                 contested_boxes: bool = True) -> None:
-        self.index = index
-        self.pages = entity_pages   # entity id -> file name in entities/
-        self.fact_pages = fact_pages  # fact id -> file name in entities/ of the page its links lead to
+    def __init__(self, *, entities: str, root: str, anchors: bool, contested_boxes: bool = True) -> None:
         self.entities = entities
         self.root = root
         self.anchors = anchors      # cards carry id="fact-<id>" (on entity pages, where links land)
         self.contested_boxes = contested_boxes  # off where the page states the contradiction itself
-        self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
         self._text: dict[str, str] = {}
-        self._entity_refs: dict[str | None, str] = {}
-        self._fact_refs: dict[str, str] = {}
-        self._labels: dict[str, str] = {}
         self._cards: dict[str, str] = {}
         self._versions: dict[str, list[VersionRow]] = {}
-        self._ledger: dict[int, str] = {}
+        self._ledger: dict[str, str] = {}
 
     def t(self, value: Any) -> str:
         """`h()`, remembered: names, actors, relations and times recur on thousands of pages."""
@@ -76,85 +68,59 @@ class SiteItems:
             return text
 
     # -- links --------------------------------------------------------------------------------
-    def entity_href(self, entity_id: str | None) -> str | None:
-        page = self.pages.get(entity_id) if entity_id else None
-        return self.entities + page if page else None
-
-    def fact_href(self, fact_id: str) -> str | None:
-        page = self.fact_pages.get(fact_id)
+    def fact_href(self, fact_id: str, page: str | None) -> str | None:
         return f"{self.entities}{page}#fact-{fact_id}" if page else None
 
     def graph_href(self, kind: str, ident: str) -> str:
         return f"{self.root}index.html{deep_link(kind, ident)}"
 
     # -- references ---------------------------------------------------------------------------
-    def fact_label(self, fact_id: str) -> str:
-        try:
-            return self._labels[fact_id]
-        except KeyError:
-            fact = self.index.facts.get(fact_id)
-            label = FORGOTTEN_LABEL if fact is None or fact.get("relation") is None else self.index.fact_text(fact)
-            self._labels[fact_id] = label
-            return label
+    def entity_ref(self, ref: Ref) -> str:
+        if ref.page is None:
+            return '<span class="muted">(forgotten entity)</span>'
+        return f'<a href="{h(self.entities + ref.page)}">{self.t(ref.name)}</a>'
 
-    def entity_ref(self, entity_id: str | None) -> str:
-        try:
-            return self._entity_refs[entity_id]
-        except KeyError:
-            href = self.entity_href(entity_id)
-            ref = ('<span class="muted">(forgotten entity)</span>' if href is None else
-                   f'<a href="{h(href)}">{self.t(self.index.name(entity_id))}</a>')
-            self._entity_refs[entity_id] = ref
-            return ref
+    def fact_ref(self, ref: FactRef) -> str:
+        href = self.fact_href(ref.id, ref.page)
+        label = h(ref.label)
+        return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{h(href)}">{label}</a>'
 
-    def fact_ref(self, fact_id: str) -> str:
-        try:
-            return self._fact_refs[fact_id]
-        except KeyError:
-            href = self.fact_href(fact_id)
-            label = h(self.fact_label(fact_id))
-            ref = f'<span class="ref-missing">{label}</span>' if href is None else \
-                f'<a href="{h(href)}">{label}</a>'
-            self._fact_refs[fact_id] = ref
-            return ref
-
-    def any_ref(self, ref: str) -> str:
+    def any_ref(self, target: Target) -> str:
         """A ledger or maintenance reference: entity, fact, contradiction, or an id that is gone."""
-        if ref in self.index.entities:
-            return self.entity_ref(ref)
-        if ref in self.index.facts:
-            return self.fact_ref(ref)
-        contradiction = self.contradictions.get(ref)
-        if contradiction is not None:
-            first = next((f for f in contradiction.get("facts", []) if self.fact_href(f)), None)
-            label = f"contradiction {h(ref[:8])}"
-            if first is None:
-                return f'<span class="ref-missing">{label}</span>'
-            return f'<a href="{h(self.fact_href(first))}">{label}</a>'
-        return f'<code class="ref-missing" title="{h(ref)}">{h(str(ref)[:8])} (gone)</code>'
+        if target.kind == "entity":
+            return self.entity_ref(Ref(target.id, target.label, target.page, ""))
+        if target.kind == "fact":
+            return self.fact_ref(FactRef(target.id, target.label, target.page))
+        if target.kind == "contradiction":
+            label = f"contradiction {h(target.id[:8])}"
+            href = self.fact_href(str(target.fact), target.page)
+            return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{h(href)}">{label}</a>'
+        return f'<code class="ref-missing" title="{h(target.id)}">{h(target.id[:8])} (gone)</code>'
 
     # -- fact cards ---------------------------------------------------------------------------
-    def fact_card(self, fact: dict[str, Any]) -> str:
+    def fact_card(self, card: Card) -> str:
+        fact = card.fact.record
         try:
             return self._cards[fact["id"]]
         except KeyError:
-            card = self._tombstone(fact) if fact.get("relation") is None or fact.get("status") == "forgotten" \
-                else self._card(fact)
-            self._cards[fact["id"]] = card
-            return card
+            html = self._tombstone(fact) if fact.get("relation") is None or fact.get("status") == "forgotten" \
+                else self._card(card)
+            self._cards[fact["id"]] = html
+            return html
 
     def _anchor(self, fact_id: str) -> str:
         return f' id="fact-{h(fact_id)}"' if self.anchors else ""
 
-    def _card(self, fact: dict[str, Any]) -> str:
+    def _card(self, card: Card) -> str:
         t = self.t
+        fact = card.fact.record
         fid, status = fact["id"], shown_status(fact)
         contested = bool(fact.get("contested"))
         archived = is_archived(status, fact.get("reason"))   # as the report's card marks it (detail_panel.js)
         parts = [f'<article class="fact fact-{"archived" if archived else t(status)}{" is-contested" if contested else ""}"'
                  f'{self._anchor(fid)}>'
-                 f'<p class="fact-line">{self.entity_ref(fact.get("subject"))} <span class="fact-relation">'
-                 f'{t(fact.get("relation"))}</span> {self.entity_ref(fact.get("object"))}</p>'
+                 f'<p class="fact-line">{self.entity_ref(card.subject)} <span class="fact-relation">'
+                 f'{t(fact.get("relation"))}</span> {self.entity_ref(card.object)}</p>'
                  f'<p class="fact-badges"><span class="status status-{t(status)}">{t(status)}</span>']
         if archived:
             parts.append('<span class="status status-archived" title="kept, but left out of its tool\'s own reads">'
@@ -172,9 +138,9 @@ class SiteItems:
         if status == "current" and fact.get("reason"):
             parts.append(f'<p class="fact-state-reason">{h(fact["reason"])}</p>')
         if contested and self.contested_boxes:
-            parts.extend(self._contested_box(fact, c) for c in self._open_contradictions(fact))
+            parts.extend(self._contested_box(c) for c in card.open_contradictions)
         if status in ("superseded", "retracted"):
-            parts.append(self._retired_box(fact, status))
+            parts.append(self._retired_box(fact, status, card.superseded_by))
         parts.append(self._evidence(fact.get("evidence") or []))
         retired = fact.get("retired_at") if status in ("superseded", "retracted") else None
         parts.append(f'<p class="fact-meta"><span>{t(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
@@ -183,22 +149,18 @@ class SiteItems:
                      + (f'<span>retired {t(short_record_time(retired))}</span>' if retired else "") + '</p></article>')
         return "".join(parts)
 
-    def _open_contradictions(self, fact: dict[str, Any]) -> list[dict[str, Any]]:
-        found = [self.contradictions[c] for c in fact.get("contradictions") or () if c in self.contradictions]
-        return [c for c in found if c.get("resolved_at") is None]
-
-    def _contested_box(self, fact: dict[str, Any], contradiction: dict[str, Any]) -> str:
+    def _contested_box(self, case: OpenContradiction) -> str:
+        contradiction = case.record.record
         confidence = contradiction.get("confidence")
         shown = f"{confidence:.2f}" if isinstance(confidence, (int, float)) else "?"
-        others = [f for f in contradiction.get("facts", []) if f != fact["id"]]
-        other = f'<p class="contested-other">conflicts with {", ".join(self.fact_ref(f) for f in others)}</p>' if others else ""
+        other = (f'<p class="contested-other">conflicts with {", ".join(self.fact_ref(f) for f in case.others)}</p>'
+                 if case.others else "")
         return (f'<div class="contested-box"><p><span class="contested-label">why</span>'
                 f'<span class="contested-reason">{h(contradiction.get("reason") or "(no reason given)")}</span></p>'
                 f'<p class="fact-meta">confidence {h(shown)} \u00b7 raised by {self.t(contradiction.get("actor") or "?")} \u00b7 '
                 f'{self.t(short_record_time(contradiction.get("recorded_at")))}</p>{other}</div>')
 
-    def _retired_box(self, fact: dict[str, Any], status: str) -> str:
-        by = fact.get("superseded_by")
+    def _retired_box(self, fact: dict[str, Any], status: str, by: FactRef | None) -> str:
         line = status + (" by " + self.fact_ref(by) if by else "")
         reason = f'<p class="retired-reason">reason: {h(fact["reason"])}</p>' if fact.get("reason") else ""
         return f'<div class="retired-box"><p>{line}</p>{reason}</div>'
@@ -224,51 +186,44 @@ class SiteItems:
                 f'<span>forgotten {self.t(short_record_time(fact.get("retired_at")))}</span></p></article>')
 
     # -- history ------------------------------------------------------------------------------
-    def version_rows(self, fact: dict[str, Any], order: int) -> list[VersionRow]:
-        """Each version of `fact` as (sort key, table row); rows link to the card on the same page."""
+    def version_rows(self, card: Card) -> list[VersionRow]:
+        """Each version of the card's fact as (from when, its number, table row); rows link to its card."""
+        fact = card.fact.record
         fid = fact["id"]
         try:
             return self._versions[fid]
         except KeyError:
             pass
         t = self.t
-        label = self.fact_ref(fid)
+        label = self.fact_ref(card.itself)
+        by_id = {ref.id: ref for ref in card.versions_by}
         rows = []
         for index, version in enumerate(fact.get("history") or ()):
             status = str(version.get("status") or "")
             note = ""
             if version.get("superseded_by"):
-                note = "by " + self.fact_ref(version["superseded_by"])
+                note = "by " + self.fact_ref(by_id[version["superseded_by"]])
             if version.get("reason"):
                 note += (" \u00b7 " if note else "") + h(version["reason"])
             when = str(version.get("from") or "")
             valid = "" if status == "forgotten" else t(validity(version.get("valid_from"), version.get("valid_to"), ""))
-            rows.append(((when, order, index),
+            rows.append((when, index,
                          f'<tr><td class="time">{t(short_record_time(when))}</td><td>{label}</td>'
                          f'<td class="st-{t(status)}">{t(status)}</td><td class="validity">{valid}</td><td>{note}</td></tr>'))
         self._versions[fid] = rows
         return rows
 
     # -- ledger -------------------------------------------------------------------------------
-    def _shown_refs(self, refs: Any) -> list[str]:
-        """A row's references, less entities that a fact of the same row already names (an assert
-        row refers to the fact and both its ends; the fact's label says all three)."""
-        refs = [str(r) for r in refs]
-        if len(refs) < 2:
-            return refs
-        facts = self.index.facts
-        named = {end for r in refs if r in facts for end in (facts[r].get("subject"), facts[r].get("object"))
-                 if facts[r].get("relation") is not None}
-        return [r for r in refs if r not in named or r in facts]
-
-    def ledger_row(self, index: int, row: dict[str, Any]) -> str:
+    def ledger_row(self, model: LedgerRow) -> str:
+        row = model.row.record
+        key = model.row.digest
         try:
-            return self._ledger[index]
+            return self._ledger[key]
         except KeyError:
             t = self.t
             action = t(row.get("action") or "")
             if row.get("refs"):
-                refs = " ".join(self.any_ref(r) for r in self._shown_refs(row["refs"]))
+                refs = " ".join(self.any_ref(target) for target in model.targets)
             else:  # about a relation or a type: the name its payload gives
                 kind = NAMED_IN_PAYLOAD.get(row.get("action"))
                 refs = " ".join(f'<code class="ref-name">{kind} {h(name)}</code>'
@@ -278,5 +233,5 @@ class SiteItems:
                     f'<td class="time">{t(short_record_time(row.get("at")))}</td>'
                     f'<td class="actor">{t(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
                     f'<td class="refs">{refs}</td></tr>')
-            self._ledger[index] = html
+            self._ledger[key] = html
             return html
