@@ -20,10 +20,9 @@ from ..model.fact_status import shown_status
 from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
 from ..model.links import deep_link
 from ..model.time_axis import short_record_time
-from .models import Card, FactRef, LedgerRow, OpenContradiction, Ref, Target
+from .models import Card, FactRef, LedgerRow, OpenContradiction, Ref, Target, fact_label
 
 STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
-FORGOTTEN_LABEL = "forgotten fact (text erased)"
 VersionRow = tuple[str, int, str]   # (from when, which version of its fact, <tr>)
 
 
@@ -195,7 +194,7 @@ class SiteItems:
         except KeyError:
             pass
         t = self.t
-        label = self.fact_ref(card.itself)
+        label = self.fact_ref(FactRef(fid, fact_label(fact, card.subject.name, card.object.name), card.page))
         by_id = {ref.id: ref for ref in card.versions_by}
         rows = []
         for index, version in enumerate(fact.get("history") or ()):

@@ -39,6 +39,13 @@ class Ref(NamedTuple):
     color: str          # its type's colour (a timeline's bars)
 
 
+def fact_label(fact: dict[str, Any], subject: str, object: str) -> str:
+    """How a fact is named where it is linked: "subject relation object", unless forgotten."""
+    if fact.get("relation") is None or fact.get("status") == "forgotten":
+        return "forgotten fact (text erased)"
+    return f"{subject} {fact['relation']} {object}"
+
+
 class FactRef(NamedTuple):
     """A fact as another item names and links it."""
 
@@ -70,7 +77,7 @@ class Card(NamedTuple):
     fact: Leaf
     subject: Ref
     object: Ref
-    itself: FactRef                                 # how its history rows name it
+    page: str | None                                # the page its links lead to (its history rows')
     open_contradictions: tuple[OpenContradiction, ...]
     superseded_by: FactRef | None
     versions_by: tuple[FactRef, ...]                # the facts its past versions were superseded by

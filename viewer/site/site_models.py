@@ -19,10 +19,9 @@ from ..model.worklist import dismissal_groups, task_of, worklist_groups
 from ..report.page import fact_words_in
 from ..report.renderer import renderer_id
 from .entity_plan import SitePlans, card_size
-from .items import FORGOTTEN_LABEL
 from .models import (Card, ContestedCase, ContestedPage, EntityListPage, EntityPage, EntityRow, FactRef, Group,
                      LedgerPage, LedgerRow, Leaf, MaintenanceGroup, MaintenanceGroupPage, MaintenancePage,
-                     OpenContradiction, Ref, ResolvedRow, Target, TaskRow, Digests)
+                     OpenContradiction, Ref, ResolvedRow, Target, TaskRow, Digests, fact_label)
 
 LEDGER_PAGE_SIZE = 500
 CONTESTED_LIMIT = 200          # open contradictions shown with both facts; the rest are counted (and listed
@@ -83,7 +82,9 @@ class SiteModels:
         except (KeyError, TypeError):
             pass
         fact = self.index.facts.get(fact_id) if isinstance(fact_id, str) else None
-        label = FORGOTTEN_LABEL if fact is None or fact.get("relation") is None else self.index.fact_text(fact)
+        name = self.index.name
+        label = fact_label(fact, name(fact.get("subject")), name(fact.get("object"))) if fact is not None else \
+            fact_label({}, "", "")
         ref = FactRef(str(fact_id), label, self.plans.get(fact_id))
         if isinstance(fact_id, str):
             self._fact_refs[fact_id] = ref
@@ -125,7 +126,7 @@ class SiteModels:
             events = (*((c.get("recorded_at"), "contested", c.get("reason") or "") for c in index.contradictions_of.get(fid, ())),
                       *((at, "reasserted", "") for at in index.reassertions_of.get(fid, ())))
         card = self._cards[fid] = Card(
-            self._facts[fid], self.ref(fact.get("subject")), self.ref(fact.get("object")), self.fact_ref(fid), opened,
+            self._facts[fid], self.ref(fact.get("subject")), self.ref(fact.get("object")), self.plans.get(fid), opened,
             self.fact_ref(by) if by and status in ("superseded", "retracted") else None,
             tuple(self.fact_ref(f) for f in dict.fromkeys(v.get("superseded_by") for v in history) if f)
             if history else _NONE, events)
@@ -180,7 +181,7 @@ class SiteModels:
                 self.ref(target) if target in pages else None,
                 tuple(Group(g.direction, g.relation, g.key, g.preview, tuple(g.pages), tuple(g.names),
                             tuple(map(card, g.facts))) for g in plan.groups),
-                tuple(f["id"] for f in self.index.facts_of(eid)),
+                tuple([f["id"] for f in self.index.facts_of(eid)]),
                 tuple(map(self.ledger_row, self.rows_naming(eid))))
 
     def entity_list_pages(self) -> Iterator[EntityListPage]:
