@@ -57,6 +57,7 @@ class SiteModels:
         self._fact_refs: dict[Any, FactRef] = {}
         self._cards: dict[str, Card] = {}
         self._rows: dict[int, LedgerRow] = {}
+        self._targets: dict[str, Target] = {}
         self._by_ref: dict[Any, list[int]] | None = None
         self.fact_words = fact_words_in(index)
         self.digest = Digests(self.base)
@@ -91,7 +92,15 @@ class SiteModels:
         return ref
 
     def target(self, ref: str) -> Target:
-        """A ledger or worklist reference: an entity, a fact, a contradiction, or an id that is gone."""
+        """A ledger or worklist reference: an entity, a fact, a contradiction, or an id that is gone
+        (each made once: the rows naming a fact or an entity name it again and again)."""
+        try:
+            return self._targets[ref]
+        except KeyError:
+            found = self._targets[ref] = self._target(ref)
+            return found
+
+    def _target(self, ref: str) -> Target:
         index = self.index
         if ref in index.entities:
             entity = self.ref(ref)
@@ -140,19 +149,22 @@ class SiteModels:
             pass
         refs = self.ledger[number].get("refs")
         row = self._rows[number] = LedgerRow(self._rows_leaves[number],
-                                             tuple(self.target(r) for r in self._shown_refs(refs)) if refs else _NONE)
+                                             tuple(map(self.target, self._shown_refs(refs))) if refs else _NONE)
         return row
 
     def _shown_refs(self, refs: Any) -> list[str]:
         """A row's references, less entities that a fact of the same row already names (an assert
         row refers to the fact and both its ends; the fact's label says all three)."""
-        refs = [str(r) for r in refs]
+        refs = [r if type(r) is str else str(r) for r in refs]
         if len(refs) < 2:
             return refs
-        facts = self.index.facts
-        named = {end for r in refs if r in facts for end in (facts[r].get("subject"), facts[r].get("object"))
-                 if facts[r].get("relation") is not None}
-        return [r for r in refs if r not in named or r in facts]
+        facts, named = self.index.facts, set()
+        for ref in refs:
+            fact = facts.get(ref)
+            if fact is not None and fact.get("relation") is not None:
+                named.add(fact.get("subject"))
+                named.add(fact.get("object"))
+        return [r for r in refs if r not in named or r in facts] if named else refs
 
     def rows_naming(self, entity_id: str) -> list[int]:
         """The ledger rows an entity's page shows, newest first: those naming it, one of its facts,
