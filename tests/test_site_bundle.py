@@ -186,15 +186,6 @@ def test_a_forgotten_fact_is_a_tombstone_and_its_text_is_nowhere(site, changed):
     assert b"repo://payments/middleware.py#L14" in inflated(files["index.html"].decode()).encode()
 
 
-def test_entity_pages_share_the_frame_of_the_other_pages(site):
-    """Entity pages are assembled in Python, the others from site_base.html: same head and header."""
-    listing = (site / "entities" / "index.html").read_text(encoding="utf-8")
-    page = next((site / "entities").glob("alice-*.html")).read_text(encoding="utf-8")
-    top = listing[:listing.index("<main")].replace("<title>Entities \u00b7", "<title>alice \u00b7")
-    assert top.count("<title>alice \u00b7") == 1 and page[:page.index("<main")] == top
-    assert page[page.index("</main>"):] == listing[listing.index("</main>"):]
-
-
 def test_every_page_is_locked_down_by_its_csp(site):
     parsed = pages(site)
     assert len(parsed) > 20

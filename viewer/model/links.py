@@ -91,13 +91,20 @@ def entity_page_names(entities: list[dict[str, Any]]) -> dict[str, str]:
     return names
 
 
+class FactPages(Protocol):
+    """Fact id -> the file name in entities/ of the page its links lead to (the one with its card);
+    None for a fact no page shows (site/entity_plan.SitePlans: worked out when first asked for)."""
+
+    def get(self, fact_id: Any) -> str | None: ...
+
+
 class SiteLinks:
     """References from a page of the site, `root` being the way back to the site's top ('' or '../')."""
 
-    def __init__(self, pages: dict[str, str], fact_pages: dict[str, str], root: str = "",
+    def __init__(self, pages: dict[str, str], fact_pages: FactPages, root: str = "",
                  entities_dir: str = "entities/") -> None:
         self.pages = pages            # entity id -> file name inside entities/
-        self.fact_pages = fact_pages  # fact id -> file name inside entities/ of the page with its card
+        self.fact_pages = fact_pages
         self.root = root
         self.prefix = root + entities_dir
 

@@ -138,14 +138,6 @@ class TimelineBuilder:
             return day
 
     # -- events ---------------------------------------------------------------------------
-    def markers_of(self, fact: dict[str, Any]) -> list[Event]:
-        """Record-time events of a fact as (day, kind, title)."""
-        return self._prepare(fact).events
-
-    def bar_span(self, fact: dict[str, Any]) -> tuple[float | None, float | None]:
-        line = self._prepare(fact)
-        return line.valid_from, line.valid_to
-
     def _prepare(self, fact: dict[str, Any]) -> _FactLine:
         try:
             return self._prepared[fact["id"]]

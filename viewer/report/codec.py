@@ -105,7 +105,6 @@ CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "record
 # rows repeat a handful of each, and spelling them out every time was a fifth of the page
 LEDGER_COLUMNS = ("seqStep", "at", "actor", "action", "kind", "refs", "refsCount", "payload")
 DISMISSAL_COLUMNS = ("key", "kind", "content", "reason", "actor", "at")
-WORKLIST_COLUMNS = ("key", "kind", "summary", "refs", "refsCount", "content")
 
 # the snapshot's records, field by field, as docs/snapshot-format.md lists them
 ENTITY_FIELDS = ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")

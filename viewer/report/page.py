@@ -25,6 +25,7 @@ from ..model.worklist import KindGroup, Task, dismissal_groups, task_of, worklis
 from . import assets
 from .csp import content_security_policy
 from .codec import Block, drawings_block, page_blocks, page_record_block
+from .maintenance_rows import dismissal_cells, task_cell
 from .renderer import page_record
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
@@ -142,6 +143,7 @@ def _environment() -> jinja2.Environment:
     env.filters["timeline_svg"] = timeline_svg
     env.filters["short_id"] = lambda value: str(value)[:8]
     env.filters["short_hash"] = lambda value: str(value).removeprefix("sha256:")[:12]
+    env.globals.update(task_cell=task_cell, dismissal_cells=dismissal_cells)
     return env
 
 

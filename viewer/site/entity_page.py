@@ -4,8 +4,8 @@ entity_plan.py gave what does not fit there.
 
 Assembled here rather than in a template: 10,000 of them, and a template render call alone cost
 more than the rest of a small page. The frame around it (head, header, footer) is a template,
-rendered once per folder (site_base.html's pieces). Every value from the snapshot passes through
-`h()`; file names come from entity_plan.py.
+rendered once per folder (site_pages.SitePages.page). Every value from the snapshot passes through
+`escaped()`; file names come from entity_plan.py.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..model.time_axis import short_record_time
 from ..model.timeline import TimelineBuilder, facts_timeline
 from ..model.timeline_svg import MemoEscape, timeline_svg
 from .entity_plan import FORGOTTEN, PAGE_CARDS, TABLE_PAGE, TABLE_PREVIEW, table_pages
-from .items import SiteItems, h
+from .items import SiteItems, escaped
 from .models import Card, EntityPage, Group
 
 PAGER_SPREAD = 3               # page links either side of the current one
@@ -45,22 +45,22 @@ def page_numbers(number: int, count: int, spread: int = PAGER_SPREAD) -> list[in
 def pager(names: list[str], number: int, label: str) -> str:
     """Previous, some numbered pages and next, for page `number` (1-based) of `names`."""
     links = []
-    previous = f'<a href="{h(names[number - 2])}" rel="prev">&larr; previous</a>' if number > 1 else \
+    previous = f'<a href="{escaped(names[number - 2])}" rel="prev">&larr; previous</a>' if number > 1 else \
         '<span class="muted">&larr; previous</span>'
     for page in page_numbers(number, len(names)):
         if page is None:
             links.append('<span class="muted">\u2026</span>')
         elif page == number:
-            links.append(f'<a href="{h(names[page - 1])}" aria-current="page">{page}</a>')
+            links.append(f'<a href="{escaped(names[page - 1])}" aria-current="page">{page}</a>')
         else:
-            links.append(f'<a href="{h(names[page - 1])}">{page}</a>')
-    following = f'<a href="{h(names[number])}" rel="next">next &rarr;</a>' if number < len(names) else \
+            links.append(f'<a href="{escaped(names[page - 1])}">{page}</a>')
+    following = f'<a href="{escaped(names[number])}" rel="next">next &rarr;</a>' if number < len(names) else \
         '<span class="muted">next &rarr;</span>'
-    return f'<nav class="pager" aria-label="{h(label)}">{previous}{"".join(links)}{following}</nav>\n'
+    return f'<nav class="pager" aria-label="{escaped(label)}">{previous}{"".join(links)}{following}</nav>\n'
 
 
 def all_pages(names: list[str]) -> str:
-    return " ".join(f'<a href="{h(name)}">{n}</a>' for n, name in enumerate(names, start=1))
+    return " ".join(f'<a href="{escaped(name)}">{n}</a>' for n, name in enumerate(names, start=1))
 
 
 def _section(anchor: str, heading: str, note: str, body: str) -> str:
@@ -77,8 +77,8 @@ def group_title(group: Group) -> str:
     if group.direction == FORGOTTEN:
         return "Forgotten"
     if group.direction == "out":
-        return f'<span class="fact-relation">{h(group.relation)}</span> <span aria-hidden="true">\u2192</span>'
-    return f'<span aria-hidden="true">\u2190</span> <span class="fact-relation">{h(group.relation)}</span>'
+        return f'<span class="fact-relation">{escaped(group.relation)}</span> <span aria-hidden="true">\u2192</span>'
+    return f'<span aria-hidden="true">\u2190</span> <span class="fact-relation">{escaped(group.relation)}</span>'
 
 
 def group_label(group: Group) -> str:
@@ -100,8 +100,8 @@ class EntityHead:
         return str(self.entity.get("name") or "")
 
     def crumbs(self, page: str | None = None) -> str:
-        kind = h(self.entity.get("type"))
-        tail = f' <span aria-hidden="true">/</span> <a href="{h(page)}">{h(self.name)}</a>' if page else ""
+        kind = escaped(self.entity.get("type"))
+        tail = f' <span aria-hidden="true">/</span> <a href="{escaped(page)}">{escaped(self.name)}</a>' if page else ""
         return (f'<nav class="crumbs" aria-label="Breadcrumb"><a href="index.html">Entities</a> '
                 f'<span aria-hidden="true">/</span> <span>{kind}</span>{tail}</nav>\n')
 
@@ -129,25 +129,25 @@ def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], s
         summary += f", {counts['retired']:,} superseded or retracted"
     if counts[FORGOTTEN]:
         summary += f", {counts[FORGOTTEN]:,} forgotten"
-    kind = h(entity.get("type"))
-    out = [head.crumbs(), f'<header class="entity-head">\n<h1>{h(head.name)}</h1>\n<p class="detail-type">'
+    kind = escaped(entity.get("type"))
+    out = [head.crumbs(), f'<header class="entity-head">\n<h1>{escaped(head.name)}</h1>\n<p class="detail-type">'
            f'<span class="swatch-dot {head.type_class}" aria-hidden="true"></span> {kind} '
-           f'<code title="{h(eid)}">{h(eid[:8])}</code></p>\n']
+           f'<code title="{escaped(eid)}">{escaped(eid[:8])}</code></p>\n']
     if entity.get("description"):
-        out.append(f'<p class="detail-description">{h(entity["description"])}</p>\n')
+        out.append(f'<p class="detail-description">{escaped(entity["description"])}</p>\n')
     merged_into = model.merged_into
     if merged_into is not None:
-        out.append(f'<p class="merged-note">Merged into <a class="ref" href="{h(merged_into.page)}">{h(merged_into.name)}</a>'
-                   f' at {h(short_record_time(entity.get("merged_at")))}; its facts now belong there.</p>\n')
-    out.append(f'<p class="fact-meta"><span>created {h(short_record_time(entity.get("created_at")))}</span>'
-               f'<span>updated {h(short_record_time(entity.get("updated_at")))}</span><span>{summary}</span></p>\n'
-               f'<p class="entity-actions"><a class="button-quiet" href="{h(graph_href)}">Show in the graph</a> '
+        out.append(f'<p class="merged-note">Merged into <a class="ref" href="{escaped(merged_into.page)}">{escaped(merged_into.name)}</a>'
+                   f' at {escaped(short_record_time(entity.get("merged_at")))}; its facts now belong there.</p>\n')
+    out.append(f'<p class="fact-meta"><span>created {escaped(short_record_time(entity.get("created_at")))}</span>'
+               f'<span>updated {escaped(short_record_time(entity.get("updated_at")))}</span><span>{summary}</span></p>\n'
+               f'<p class="entity-actions"><a class="button-quiet" href="{escaped(graph_href)}">Show in the graph</a> '
                '<a class="button-quiet" href="#timeline">Timeline</a> <a class="button-quiet" href="#history">History</a> '
                '<a class="button-quiet" href="#provenance">Provenance</a></p>\n</header>\n')
     facts = []
     for group in model.groups:
         count = len(group.cards)
-        facts.append(f'<h3 id="{h(_anchor(group))}" aria-label="{h(plural(count, group_label(group) + " fact", group_label(group) + " facts"))}">'
+        facts.append(f'<h3 id="{escaped(_anchor(group))}" aria-label="{escaped(plural(count, group_label(group) + " fact", group_label(group) + " facts"))}">'
                      f'{group_title(group)} <span class="muted">{count:,}</span></h3>\n'
                      f'<div class="fact-list">{"".join(card(c) for c in group.cards[:group.preview])}</div>\n')
         if group.names:
@@ -158,7 +158,7 @@ def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], s
     if timeline_html:
         more = (f'<p class="tl-more">{hidden_rows:,} older facts are not drawn here; they are listed above.</p>'
                 if hidden_rows else "")
-        drawn = f'{TIMELINE_LEDE}<figure class="timeline" id="{h(timeline_anchor)}">{timeline_html}{more}</figure>\n'
+        drawn = f'{TIMELINE_LEDE}<figure class="timeline" id="{escaped(timeline_anchor)}">{timeline_html}{more}</figure>\n'
     else:
         drawn = '<p class="empty">No facts to draw.</p>\n'
     out.append(_section("timeline", "Timeline", "", drawn))
@@ -192,10 +192,10 @@ def group_page(head: EntityHead, page: str, group: Group, number: int, card: Cal
     count = len(group.cards)
     nav = pager(group.names, number, f"Pages of {head.name}'s {group_label(group)} facts")
     return (head.crumbs(page) +
-            f'<header class="entity-head">\n<h1>{h(head.name)} <span class="muted">{group_title(group)}</span></h1>\n'
-            f'<p class="panel-lede">Facts {start + 1:,} to {end:,} of {count:,} ({h(group_label(group))}), '
-            f'page {number:,} of {len(group.names):,}. <a href="{h(page)}#{h(_anchor(group))}">Back to '
-            f'{h(head.name)}</a></p>\n</header>\n{nav}'
+            f'<header class="entity-head">\n<h1>{escaped(head.name)} <span class="muted">{group_title(group)}</span></h1>\n'
+            f'<p class="panel-lede">Facts {start + 1:,} to {end:,} of {count:,} ({escaped(group_label(group))}), '
+            f'page {number:,} of {len(group.names):,}. <a href="{escaped(page)}#{escaped(_anchor(group))}">Back to '
+            f'{escaped(head.name)}</a></p>\n</header>\n{nav}'
             f'<div class="fact-list">{"".join(card(c) for c in group.cards[start:end])}</div>\n{nav}')
 
 
@@ -207,9 +207,9 @@ def table_page(head: EntityHead, page: str, anchor: str, heading: str, order: st
     nav = pager(names, number, f"Pages of {head.name}'s {anchor}")
     headings = HISTORY_HEADINGS if anchor == "history" else LEDGER_HEADINGS
     return (head.crumbs(page) +
-            f'<header class="entity-head">\n<h1>{h(head.name)} <span class="muted">{heading}</span></h1>\n'
+            f'<header class="entity-head">\n<h1>{escaped(head.name)} <span class="muted">{heading}</span></h1>\n'
             f'<p class="panel-lede">Rows {start + 1:,} to {start + len(shown):,} of {len(rows):,}, {order}, '
-            f'page {number:,} of {len(names):,}. <a href="{h(page)}#{anchor}">Back to {h(head.name)}</a></p>\n'
+            f'page {number:,} of {len(names):,}. <a href="{escaped(page)}#{anchor}">Back to {escaped(head.name)}</a></p>\n'
             f'</header>\n{nav}{_table(anchor, headings, "".join(shown))}{nav}')
 
 

@@ -4,7 +4,7 @@ A site of 10,000 entities shows 30,000 facts twice (on the subject's and the obj
 40,000 ledger rows on the ledger pages and again on each entity page they name. Each item is
 rendered once per folder its links are relative to, and reused; in Python rather than a template
 macro, because a macro call costs more than the whole card. The rule that keeps this safe: every
-value from the snapshot passes through `h()` (markupsafe's escape); hrefs are built from our own
+value from the snapshot passes through `escaped()` (markupsafe's escape); hrefs are built from our own
 file names and ids (escaped too) or, for evidence, admitted by `is_web_link` (http(s) only).
 """
 
@@ -26,7 +26,7 @@ STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
 VersionRow = tuple[str, int, str]   # (from when, which version of its fact, <tr>)
 
 
-h = escape_text   # every value from the snapshot, in element content and quoted attribute values
+escaped = escape_text   # every value from the snapshot, in element content and quoted attribute values
 
 
 def validity(valid_from: str | None, valid_to: str | None, unknown: str = "validity not stated") -> str:
@@ -57,13 +57,13 @@ class SiteItems:
         self._versions: dict[str, list[VersionRow]] = {}
         self._ledger: dict[str, str] = {}
 
-    def t(self, value: Any) -> str:
-        """`h()`, remembered: names, actors, relations and times recur on thousands of pages."""
+    def escaped_once(self, value: Any) -> str:
+        """`escaped()`, remembered: names, actors, relations and times recur on thousands of pages."""
         key = value if type(value) is str else str("" if value is None else value)
         try:
             return self._text[key]
         except KeyError:
-            text = self._text[key] = h(key)
+            text = self._text[key] = escaped(key)
             return text
 
     # -- links --------------------------------------------------------------------------------
@@ -77,12 +77,12 @@ class SiteItems:
     def entity_ref(self, ref: Ref) -> str:
         if ref.page is None:
             return '<span class="muted">(forgotten entity)</span>'
-        return f'<a href="{h(self.entities + ref.page)}">{self.t(ref.name)}</a>'
+        return f'<a href="{escaped(self.entities + ref.page)}">{self.escaped_once(ref.name)}</a>'
 
     def fact_ref(self, ref: FactRef) -> str:
         href = self.fact_href(ref.id, ref.page)
-        label = h(ref.label)
-        return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{h(href)}">{label}</a>'
+        label = escaped(ref.label)
+        return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{escaped(href)}">{label}</a>'
 
     def any_ref(self, target: Target) -> str:
         """A ledger or maintenance reference: entity, fact, contradiction, or an id that is gone."""
@@ -91,10 +91,10 @@ class SiteItems:
         if target.kind == "fact":
             return self.fact_ref(FactRef(target.id, target.label, target.page))
         if target.kind == "contradiction":
-            label = f"contradiction {h(target.id[:8])}"
+            label = f"contradiction {escaped(target.id[:8])}"
             href = self.fact_href(str(target.fact), target.page)
-            return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{h(href)}">{label}</a>'
-        return f'<code class="ref-missing" title="{h(target.id)}">{h(target.id[:8])} (gone)</code>'
+            return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{escaped(href)}">{label}</a>'
+        return f'<code class="ref-missing" title="{escaped(target.id)}">{escaped(target.id[:8])} (gone)</code>'
 
     # -- fact cards ---------------------------------------------------------------------------
     def fact_card(self, card: Card) -> str:
@@ -108,19 +108,19 @@ class SiteItems:
             return html
 
     def _anchor(self, fact_id: str) -> str:
-        return f' id="fact-{h(fact_id)}"' if self.anchors else ""
+        return f' id="fact-{escaped(fact_id)}"' if self.anchors else ""
 
     def _card(self, card: Card) -> str:
-        t = self.t
+        once = self.escaped_once
         fact = card.fact.record
         fid, status = fact["id"], shown_status(fact)
         contested = bool(fact.get("contested"))
         archived = is_archived(status, fact.get("reason"))   # as the report's card marks it (detail_panel.js)
-        parts = [f'<article class="fact fact-{"archived" if archived else t(status)}{" is-contested" if contested else ""}"'
+        parts = [f'<article class="fact fact-{"archived" if archived else once(status)}{" is-contested" if contested else ""}"'
                  f'{self._anchor(fid)}>'
                  f'<p class="fact-line">{self.entity_ref(card.subject)} <span class="fact-relation">'
-                 f'{t(fact.get("relation"))}</span> {self.entity_ref(card.object)}</p>'
-                 f'<p class="fact-badges"><span class="status status-{t(status)}">{t(status)}</span>']
+                 f'{once(fact.get("relation"))}</span> {self.entity_ref(card.object)}</p>'
+                 f'<p class="fact-badges"><span class="status status-{once(status)}">{once(status)}</span>']
         if archived:
             parts.append('<span class="status status-archived" title="kept, but left out of its tool\'s own reads">'
                          'archived</span>')
@@ -131,21 +131,21 @@ class SiteItems:
         if fact.get("reassertions"):
             parts.append(f'<span class="status">reasserted \u00d7{int(fact["reassertions"])}</span>')
         # the short id doubles as the fact's deep link into the graph
-        parts.append(f'<a class="fact-id" href="{h(self.graph_href("fact", fid))}">{h(fid[:8])}</a></p>')
+        parts.append(f'<a class="fact-id" href="{escaped(self.graph_href("fact", fid))}">{escaped(fid[:8])}</a></p>')
         if fact.get("description"):
-            parts.append(f'<p class="fact-description">{h(fact["description"])}</p>')
+            parts.append(f'<p class="fact-description">{escaped(fact["description"])}</p>')
         if status == "current" and fact.get("reason"):
-            parts.append(f'<p class="fact-state-reason">{h(fact["reason"])}</p>')
+            parts.append(f'<p class="fact-state-reason">{escaped(fact["reason"])}</p>')
         if contested and self.contested_boxes:
             parts.extend(self._contested_box(c) for c in card.open_contradictions)
         if status in ("superseded", "retracted"):
             parts.append(self._retired_box(fact, status, card.superseded_by))
         parts.append(self._evidence(fact.get("evidence") or []))
         retired = fact.get("retired_at") if status in ("superseded", "retracted") else None
-        parts.append(f'<p class="fact-meta"><span>{t(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
-                     f'<span>by {t(fact.get("actor") or "unknown")}</span>'
-                     f'<span>recorded {t(short_record_time(fact.get("recorded_at")))}</span>'
-                     + (f'<span>retired {t(short_record_time(retired))}</span>' if retired else "") + '</p></article>')
+        parts.append(f'<p class="fact-meta"><span>{once(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
+                     f'<span>by {once(fact.get("actor") or "unknown")}</span>'
+                     f'<span>recorded {once(short_record_time(fact.get("recorded_at")))}</span>'
+                     + (f'<span>retired {once(short_record_time(retired))}</span>' if retired else "") + '</p></article>')
         return "".join(parts)
 
     def _contested_box(self, case: OpenContradiction) -> str:
@@ -155,13 +155,13 @@ class SiteItems:
         other = (f'<p class="contested-other">conflicts with {", ".join(self.fact_ref(f) for f in case.others)}</p>'
                  if case.others else "")
         return (f'<div class="contested-box"><p><span class="contested-label">why</span>'
-                f'<span class="contested-reason">{h(contradiction.get("reason") or "(no reason given)")}</span></p>'
-                f'<p class="fact-meta">confidence {h(shown)} \u00b7 raised by {self.t(contradiction.get("actor") or "?")} \u00b7 '
-                f'{self.t(short_record_time(contradiction.get("recorded_at")))}</p>{other}</div>')
+                f'<span class="contested-reason">{escaped(contradiction.get("reason") or "(no reason given)")}</span></p>'
+                f'<p class="fact-meta">confidence {escaped(shown)} \u00b7 raised by {self.escaped_once(contradiction.get("actor") or "?")} \u00b7 '
+                f'{self.escaped_once(short_record_time(contradiction.get("recorded_at")))}</p>{other}</div>')
 
     def _retired_box(self, fact: dict[str, Any], status: str, by: FactRef | None) -> str:
         line = status + (" by " + self.fact_ref(by) if by else "")
-        reason = f'<p class="retired-reason">reason: {h(fact["reason"])}</p>' if fact.get("reason") else ""
+        reason = f'<p class="retired-reason">reason: {escaped(fact["reason"])}</p>' if fact.get("reason") else ""
         return f'<div class="retired-box"><p>{line}</p>{reason}</div>'
 
     def _evidence(self, evidence: list[Any]) -> str:
@@ -171,18 +171,18 @@ class SiteItems:
         for item in evidence:
             text = str(item)
             if is_web_link(text):
-                items.append(f'<li><a href="{h(text)}" target="_blank" rel="noopener noreferrer">{h(text)}</a></li>')
+                items.append(f'<li><a href="{escaped(text)}" target="_blank" rel="noopener noreferrer">{escaped(text)}</a></li>')
             else:
-                items.append(f'<li class="evidence-text">{h(text)}</li>')
+                items.append(f'<li class="evidence-text">{escaped(text)}</li>')
         return '<ul class="fact-evidence">' + "".join(items) + "</ul>"
 
     def _tombstone(self, fact: dict[str, Any]) -> str:
         fid = fact["id"]
         return (f'<article class="fact fact-forgotten"{self._anchor(fid)}><p class="fact-badges">'
-                f'<span class="status status-forgotten">forgotten</span><code class="fact-id">{h(fid[:8])}</code></p>'
+                f'<span class="status status-forgotten">forgotten</span><code class="fact-id">{escaped(fid[:8])}</code></p>'
                 '<p class="fact-description muted">The text of this fact was erased.</p>'
-                f'<p class="fact-meta"><span>recorded {self.t(short_record_time(fact.get("recorded_at")))}</span>'
-                f'<span>forgotten {self.t(short_record_time(fact.get("retired_at")))}</span></p></article>')
+                f'<p class="fact-meta"><span>recorded {self.escaped_once(short_record_time(fact.get("recorded_at")))}</span>'
+                f'<span>forgotten {self.escaped_once(short_record_time(fact.get("retired_at")))}</span></p></article>')
 
     # -- history ------------------------------------------------------------------------------
     def version_rows(self, card: Card) -> list[VersionRow]:
@@ -193,7 +193,7 @@ class SiteItems:
             return self._versions[fid]
         except KeyError:
             pass
-        t = self.t
+        once = self.escaped_once
         label = self.fact_ref(FactRef(fid, fact_label(fact, card.subject.name, card.object.name), card.page))
         by_id = {ref.id: ref for ref in card.versions_by}
         rows = []
@@ -203,12 +203,12 @@ class SiteItems:
             if version.get("superseded_by"):
                 note = "by " + self.fact_ref(by_id[version["superseded_by"]])
             if version.get("reason"):
-                note += (" \u00b7 " if note else "") + h(version["reason"])
+                note += (" \u00b7 " if note else "") + escaped(version["reason"])
             when = str(version.get("from") or "")
-            valid = "" if status == "forgotten" else t(validity(version.get("valid_from"), version.get("valid_to"), ""))
+            valid = "" if status == "forgotten" else once(validity(version.get("valid_from"), version.get("valid_to"), ""))
             rows.append((when, index,
-                         f'<tr><td class="time">{t(short_record_time(when))}</td><td>{label}</td>'
-                         f'<td class="st-{t(status)}">{t(status)}</td><td class="validity">{valid}</td><td>{note}</td></tr>'))
+                         f'<tr><td class="time">{once(short_record_time(when))}</td><td>{label}</td>'
+                         f'<td class="st-{once(status)}">{once(status)}</td><td class="validity">{valid}</td><td>{note}</td></tr>'))
         self._versions[fid] = rows
         return rows
 
@@ -219,18 +219,18 @@ class SiteItems:
         try:
             return self._ledger[key]
         except KeyError:
-            t = self.t
-            action = t(row.get("action") or "")
+            once = self.escaped_once
+            action = once(row.get("action") or "")
             if row.get("refs"):
                 refs = " ".join(self.any_ref(target) for target in model.targets)
             else:  # about a relation or a type: the name its payload gives
                 kind = NAMED_IN_PAYLOAD.get(row.get("action"))
-                refs = " ".join(f'<code class="ref-name">{kind} {h(name)}</code>'
+                refs = " ".join(f'<code class="ref-name">{kind} {escaped(name)}</code>'
                                 for name in row_targets(row.get("action"), (), row.get("payload")))
             seq = row.get("seq")
-            html = (f'<tr><td class="num">{seq if type(seq) is int else h(seq)}</td>'
-                    f'<td class="time">{t(short_record_time(row.get("at")))}</td>'
-                    f'<td class="actor">{t(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
+            html = (f'<tr><td class="num">{seq if type(seq) is int else escaped(seq)}</td>'
+                    f'<td class="time">{once(short_record_time(row.get("at")))}</td>'
+                    f'<td class="actor">{once(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
                     f'<td class="refs">{refs}</td></tr>')
             self._ledger[key] = html
             return html
