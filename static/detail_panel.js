@@ -12,6 +12,9 @@ const HUB_CANDIDATES = 40;
 function createDetailPanel(memory, view, panel, actions) {
   // A link to something the chosen record time did not know yet says so.
   const notYet = () => el("span", { className: "muted not-yet" }, " (not recorded yet then)");
+  // Facts whose evidence changed in the repository since they were recorded (store/evidence.py).
+  const checked = memory.meta && memory.meta.evidence_check;
+  const evidenceChanged = new Set(checked && Array.isArray(checked.changed) ? checked.changed : []);
 
   function refButton(entity, label) {
     if (!entity) return el("span", { className: "muted" }, "(forgotten entity)");
@@ -94,6 +97,8 @@ function createDetailPanel(memory, view, panel, actions) {
       isArchived(state) ? el("span", { className: "status status-archived", title: "kept, but left out of its tool's own reads" },
                              "archived") : null,
       look.contested ? el("strong", { className: "tag tag-contested" }, "contested") : null,
+      evidenceChanged.has(fact.id) ? el("strong", { className: "tag tag-stale", title: "the file it cites is gone, "
+        + "or git says the cited lines changed after it was recorded" }, "evidence changed since recorded") : null,
       fact.functional ? el("span", { className: "status status-functional", title: "one current value per subject" }, "functional") : null,
       fact.reassertions ? el("span", { className: "status" }, "reasserted \u00d7" + fact.reassertions) : null,
       el("code", { className: "fact-id", title: fact.id }, shortId(fact.id)));

@@ -7,8 +7,16 @@ const REASON = "'...'"; // the reader writes the reason in: the rest of each com
 
 // A worklist row as a task: a plain sentence and the commands that settle it, as
 // viewer/model/worklist.py's task_of words the rows the build rendered (tests hold one to the other).
-function shellQuoted(text) {
-  return text && /^[\p{L}\p{N}\-_./:@%+=,]+$/u.test(text) ? text : "'" + text.replace(/'/g, "'\"'\"'") + "'";
+function shellQuoted(text) {   // shlex.quote: viewer/model/printed_commands.py shell_quoted
+  return text && /^[A-Za-z0-9_@%+=:,.\/-]+$/.test(text) ? text : "'" + text.replace(/'/g, "'\"'\"'") + "'";
+}
+
+// The flag naming the dataset, which every command carries (printed_commands.dataset_flag).
+function flagWords(meta) {
+  const flag = meta && meta.dataset_flag;
+  const named = flag !== null && typeof flag === "object" && (flag.option === "-d" || flag.option === "--db")
+    && typeof flag.value === "string" && flag.value !== "";
+  return named ? " " + flag.option + " " + shellQuoted(flag.value) : "";
 }
 
 function listed(words) {
@@ -25,32 +33,53 @@ function taskOf(memory, kind, key, summary, refs) {
       ? [fact.subjectEntity.name, fact.relationName, fact.objectEntity.name] : null;
   };
   const said = (i) => { const w = words(i); return w ? w.join(" ") : "a forgotten fact"; };
-  const dismiss = "memlens dismiss " + shellQuoted(key) + " --reason " + REASON;
+  const flag = flagWords(memory.meta);
+  const run = (command) => "memlens " + command + flag;
+  const dismiss = run("dismiss " + shellQuoted(key) + " --reason " + REASON);
   if (kind === "hotspot" && refs.length >= 3) {
     const parts = key.split(":");
     const relation = parts.length >= 3 ? parts.slice(2).join(":") : "?";
     const values = refs.slice(1).map((_, i) => { const w = words(i + 1); return w ? w[2] : "(forgotten)"; });
     return { sentence: name(0) + " has " + values.length + " current " + relation + " values at once: " + listed(values) + ".",
-             commands: [[values[1] + " replaced " + values[0], "memlens supersede " + id(1).slice(0, 8) + " " + id(2).slice(0, 8) + " --reason " + REASON],
+             commands: [[values[1] + " replaced " + values[0], run("supersede " + id(1).slice(0, 8) + " " + id(2).slice(0, 8) + " --reason " + REASON)],
                         ["all of them hold", dismiss]] };
   }
   if (kind === "contradiction" && refs.length >= 3) {
     const found = /^\S+ vs \S+ \((?:confidence )?([0-9.]+)\): ([\s\S]*)$/.exec(summary);
     const [confidence, reason] = found ? [found[1], found[2]] : ["?", summary];
     return { sentence: "\u201c" + said(1) + "\u201d and \u201c" + said(2) + "\u201d cannot both hold (confidence " + confidence + "): " + reason,
-             commands: [["the second holds", "memlens supersede " + id(1).slice(0, 8) + " " + id(2).slice(0, 8) + " --reason " + REASON],
-                        ["the first holds", "memlens supersede " + id(2).slice(0, 8) + " " + id(1).slice(0, 8) + " --reason " + REASON],
+             commands: [["the second holds", run("supersede " + id(1).slice(0, 8) + " " + id(2).slice(0, 8) + " --reason " + REASON)],
+                        ["the first holds", run("supersede " + id(2).slice(0, 8) + " " + id(1).slice(0, 8) + " --reason " + REASON)],
                         ["both hold", dismiss]] };
   }
   if (kind === "duplicate" && refs.length >= 2) {
     const names = refs.map((_, i) => name(i));
     return { sentence: listed(names) + " may be one entity.",
-             commands: [["they are one: keep " + names[0], "memlens merge " + shellQuoted(names[0]) + " " + shellQuoted(names[1])],
+             commands: [["they are one: keep " + names[0], run("merge " + shellQuoted(names[0]) + " " + shellQuoted(names[1]))],
                         ["they differ", dismiss]] };
+  }
+  if (kind === "similar" && refs.length >= 2) {
+    const [first, second] = [name(0), name(1)];
+    const why = /\(([^()]*)\)$/.exec(summary);
+    return { sentence: first + " and " + second + " may be one entity" + (why ? " (" + why[1] + ")" : "") + ".",
+             commands: [["they are one: keep " + first, run("merge " + shellQuoted(first) + " " + shellQuoted(second))],
+                        ["they are one: keep " + second, run("merge " + shellQuoted(second) + " " + shellQuoted(first))],
+                        ["they differ", dismiss]] };
+  }
+  if (kind === "relation") {
+    const relation = key.includes(":") ? key.slice(key.indexOf(":") + 1) : "?";
+    return { sentence: summary + ": each spelling is a relation of its own to queries and to the order of values; "
+               + "every write now stores " + relation + ".",
+             commands: [["they may stay as they are", dismiss]] };
+  }
+  if (kind === "stale" && refs.length) {
+    const cited = summary.includes(": ") ? summary.slice(summary.indexOf(": ") + 2) : summary;
+    return { sentence: "\u201c" + said(0) + "\u201d: evidence changed since recorded: " + cited + ".",
+             commands: [["it no longer holds", run("retract " + id(0).slice(0, 8) + " --reason " + REASON)], ["it still holds", dismiss]] };
   }
   if (kind === "unsupported" && refs.length) {
     return { sentence: "\u201c" + said(0) + "\u201d has no evidence: nobody can check where it came from.",
-             commands: [["it is wrong", "memlens retract " + id(0).slice(0, 8) + " --reason " + REASON], ["it is right", dismiss]] };
+             commands: [["it is wrong", run("retract " + id(0).slice(0, 8) + " --reason " + REASON)], ["it is right", dismiss]] };
   }
   return { sentence: summary, commands: [["it is fine", dismiss]] };
 }

@@ -1,6 +1,8 @@
 """Explicit judgements on facts: supersede, restore, retract."""
 from __future__ import annotations
 
+import sqlite3
+
 from . import contradictions, functional
 from .db import Tx
 from .errors import Conflict, InvalidInput
@@ -30,36 +32,56 @@ def supersede(tx: Tx, old_ref: str, new_ref: str, reason: str) -> tuple[str, str
 
 
 def restore(tx: Tx, ref: str, reason: str) -> list[str]:
-    """Make a superseded or retracted fact current again; returns what that superseded."""
+    """Make a superseded or retracted fact current again, in its own place in valid time; returns
+    the values the functional order superseded on the way (the fact itself is not among them).
+
+    On a functional relation the order places it: a value that began after it closes it as
+    before, and it closes the values before it. A value the order closed, whose successor still
+    holds, is refused: restoring it would stretch its interval over the successor's. Retract the
+    successor if it was wrong; a value that held again later is a new holding (remember it with
+    its valid_from)."""
     reason = _require_reason(reason)
     fact = get_fact(tx.conn, ref)
     if fact["status"] == "current":
         raise Conflict(f"fact {short(fact['id'])} is already current")
-    replaced_by = fact["superseded_by"]
+    is_functional = functional.is_functional(tx.conn, fact["relation"])
     valid_to = fact["valid_to"]
-    if replaced_by and fact["automatic"]:
-        # The end date was set by the value that replaced it, not by the writer: lift it.
-        successor = tx.one("SELECT valid_from FROM fact_versions WHERE fact_id = ? AND retired_at IS NULL", (replaced_by,))
-        if successor and successor["valid_from"] == valid_to:
-            valid_to = None
+    successor = _successor_set_by_the_order(tx, fact)
+    if successor is not None:
+        if is_functional and _stands(successor):
+            began = f" ({successor['valid_from']})" if successor["valid_from"] else ""
+            raise Conflict(
+                f"fact {short(fact['id'])} ended when {short(successor['fact_id'])} began{began}, "
+                f"which still holds: restoring it would stretch it over that value's time. If "
+                f"{short(successor['fact_id'])} was wrong, retract it, then restore this one; if this value held "
+                "again later, remember it again with --valid-from, as a holding of its own")
+        if successor["valid_from"] == valid_to:  # the end came from the value that replaced it: lift it,
+            valid_to = _next_start(tx, fact) if is_functional else None   # up to the next value's time
     change_state(tx, fact["id"], status="current", superseded_by=None, reason=reason, valid_to=valid_to)
     tx.log("restore", "fact", [fact["id"]])
-    if not functional.is_functional(tx.conn, fact["relation"]):
+    if not is_functional:
         return []
-    # The restored value is the judged present: every other current value gives way to it.
-    others = tx.all(
-        """SELECT f.id FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
-           WHERE f.subject_id = ? AND f.relation = ? AND v.status = 'current' AND f.id != ? ORDER BY f.id""",
-        (fact["subject_id"], fact["relation"], fact["id"]),
-    )
-    replaced = []
-    for other in others:
-        note = f"replaced by restored fact {short(fact['id'])}: {reason}"
-        change_state(tx, other["id"], status="superseded", superseded_by=fact["id"], reason=note)
-        tx.log("supersede", "fact", [other["id"], fact["id"]])
-        contradictions.resolve_all_of(tx, other["id"], "superseded", note)
-        replaced.append(other["id"])
-    return replaced
+    return [fid for fid in functional.settle(tx, fact["subject_id"], fact["relation"]) if fid != fact["id"]]
+
+
+def _successor_set_by_the_order(tx: Tx, fact: sqlite3.Row) -> sqlite3.Row | None:
+    """The open version of the value the functional order superseded `fact` with, if it did."""
+    if not (fact["superseded_by"] and fact["automatic"]):
+        return None
+    return tx.one("SELECT * FROM fact_versions WHERE fact_id = ? AND retired_at IS NULL", (fact["superseded_by"],))
+
+
+def _next_start(tx: Tx, fact: sqlite3.Row) -> str | None:
+    """Where the next value of the fact's key that stands in the order begins, if one does."""
+    values = functional.StoredKey(tx.conn, fact["subject_id"], fact["relation"]).all()
+    place = next(value.place for value in values if value.id == fact["id"])
+    later = [value for value in values if value.place > place and (value.status == "current" or value.automatic)]
+    return min(later, key=lambda value: value.place).valid_from if later else None
+
+
+def _stands(version: sqlite3.Row) -> bool:
+    """Whether a value is still in the functional order: current, or closed by the order itself."""
+    return version["status"] == "current" or (version["status"] == "superseded" and bool(version["automatic"]))
 
 
 def retract(tx: Tx, ref: str, reason: str) -> str:

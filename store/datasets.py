@@ -65,6 +65,27 @@ def name_of(path: Path) -> str:
     return path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
 
 
+def flag_for(path: Path) -> list[str]:
+    """The flag that names this store from any folder, as every command memlens prints carries it:
+    `-d NAME` for a dataset under $MEMLENS_HOME, else `--db` and its absolute path."""
+    resolved = Path(path).expanduser().resolve()
+    name = name_of(resolved)
+    if (resolved.parent == home().expanduser().resolve() and resolved.name == f"{name}{SUFFIX}"
+            and re.fullmatch(r"[\w.-]+", name) and not name.startswith(".")):
+        return ["-d", name]
+    return ["--db", str(resolved)]
+
+
+def repository_of(path: Path) -> Path | None:
+    """The folder a dataset's evidence points into (`repo://...`): the working directory, when the
+    store is its project's dataset (however it was named); else None (`maintain --repo` says it)."""
+    try:
+        project = path_for(project_name())
+    except InvalidInput:
+        return None
+    return Path.cwd() if Path(path).expanduser().resolve() == project.expanduser().resolve() else None
+
+
 def report_name(path: Path) -> str:
     """The name a store's default report goes by: a dataset's own name, or for a store elsewhere
     (--db) its file's name and a short hash of where it is, so it never takes a dataset's report."""

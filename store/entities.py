@@ -1,79 +1,39 @@
 """Entities: found by name (through merges), created with a type from the ontology."""
 from __future__ import annotations
 
-import difflib
-import re
 import sqlite3
 
 from . import search
 from .db import Tx
-from .errors import Ambiguous, Forgotten, InvalidInput, NotFound
+from .errors import Forgotten, InvalidInput, NearMiss, NotFound
 from .ids import entity_id, normalize_name, short
 from .ontology import resolve_type
+from .resolve import Candidate, resolve
 
 
 def find(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row | None:
-    """The live entity a name or id refers to, following merges; None if there is none."""
-    row = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id(name_or_id),)).fetchone()
-    if row is None:  # an imported entity keeps its source's id: look for its name
-        row = conn.execute(
-            "SELECT * FROM entities WHERE name_key = ? ORDER BY merged_into IS NOT NULL, id LIMIT 1",
-            (normalize_name(name_or_id),),
-        ).fetchone()
-    # Only a run of hex digits as long as a short id is read as an id: "cafe" stays a name.
-    if row is None and re.fullmatch(r"[0-9a-f]{8}[0-9a-f-]{0,28}", name_or_id.lower()):
-        matches = conn.execute(
-            "SELECT * FROM entities WHERE id GLOB ? LIMIT 2", (name_or_id.lower() + "*",)
-        ).fetchall()
-        if len(matches) > 1:
-            raise Ambiguous(f"{name_or_id!r} matches more than one entity id; give more of it")
-        row = matches[0] if matches else None
-    while row is not None and row["merged_into"]:
-        row = conn.execute("SELECT * FROM entities WHERE id = ?", (row["merged_into"],)).fetchone()
-    return row
+    """The live entity a name or id refers to (store/resolve.py), following merges; None if it
+    refers to none for sure. Two entities it names alike (case twins) are Ambiguous."""
+    return resolve(conn, name_or_id).entity
 
 
 def get(conn: sqlite3.Connection, name_or_id: str) -> sqlite3.Row:
-    row = find(conn, name_or_id)
-    if row is None:
-        raise NotFound(not_found_message(conn, name_or_id))
-    return row
-
-
-def not_found_message(conn: sqlite3.Connection, name: str, *, what: str = "no entity named") -> str:
-    """`no entity named 'x'`, with the names it may have meant."""
-    near = near_names(conn, name)
-    hint = f"; did you mean {' or '.join(near)}?" if near else ""
-    return f"{what} {name!r}{hint}"
-
-
-def _loose_key(name: str) -> str:
-    """A name without case, spaces or punctuation: 'Billing Service' and 'billing-service' agree."""
-    return re.sub(r"[\W_]+", "", name.casefold())
-
-
-def near_names(conn: sqlite3.Connection, name: str, limit: int = 3) -> list[str]:
-    """Live entity names close to `name`: the same but for case, spaces and punctuation first,
-    then by spelling. Asked only when a name was not found, so a scan of the names is fine
-    (about 50 ms at 100,000 entities)."""
-    names = [r[0] for r in conn.execute("SELECT name FROM entities WHERE merged_into IS NULL AND name IS NOT NULL")]
-    loose = _loose_key(name)
-    same = sorted(n for n in names if _loose_key(n) == loose)
-    if same:
-        return same[:limit]
-    by_key = {normalize_name(n): n for n in names}
-    close = difflib.get_close_matches(normalize_name(name), list(by_key), n=limit, cutoff=0.75)
-    return [by_key[key] for key in close]
+    found = resolve(conn, name_or_id)
+    if found.entity is None:
+        raise NotFound(f"no entity named {name_or_id!r}{found.meant()}")
+    return found.entity
 
 
 def ensure(
-    tx: Tx, name: str, type_name: str | None, description: str = "", *, override_forgotten: bool = False
+    tx: Tx, name: str, type_name: str | None, description: str = "", *, override_forgotten: bool = False,
+    new: bool = False,
 ) -> str:
     """The id of the entity called `name`, creating it (typed) if it does not exist yet."""
     name = name.strip()
     if not name:
         raise InvalidInput("an entity needs a name")
-    existing = find(tx.conn, name)
+    found = resolve(tx.conn, name)
+    existing = found.entity
     if existing is not None:
         if type_name and resolve_type(tx, type_name) != existing["type"]:
             raise InvalidInput(
@@ -89,8 +49,7 @@ def ensure(
                 f"the entity {name!r} was forgotten; re-create it only on purpose (--override)"
             )
         tx.conn.execute("DELETE FROM tombstones WHERE id = ?", (new_id,))
-    if not type_name:
-        raise InvalidInput(f"{name!r} is a new entity: give its type, as {name}:Type")
+    check_new(name, type_name, found.candidates, confirmed=new)
     canonical_type = resolve_type(tx, type_name)
     tx.conn.execute(
         """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at)
@@ -100,6 +59,17 @@ def ensure(
     search.index_entity(tx.conn, new_id)
     tx.log("entity", "entity", [new_id], type=canonical_type, override=override_forgotten or None)
     return new_id
+
+
+def check_new(name: str, type_name: str | None, candidates: tuple[Candidate, ...], *, confirmed: bool) -> None:
+    """A new entity needs a type, and a name that is no near miss of an existing one's unless
+    `confirmed` (--new): refused otherwise, naming what it may have meant."""
+    if not type_name:
+        meant = f"; or did you mean {' or '.join(c.shown() for c in candidates)}?" if candidates else ""
+        raise InvalidInput(f"{name!r} is a new entity: give its type, as {name}:Type{meant}")
+    close = [c for c in candidates if c.type.casefold() == type_name.strip().casefold()]
+    if close and not confirmed:
+        raise NearMiss(name, tuple(close))
 
 
 def label(conn: sqlite3.Connection, id_: str) -> str:

@@ -22,6 +22,20 @@ class Ambiguous(MemlensError):
     """A short id prefix matches more than one fact or entity."""
 
 
+class NearMiss(MemlensError):
+    """A new entity's name is a near miss of an existing one's: created only when confirmed."""
+
+    def __init__(self, name: str, candidates: tuple, insist: str = "confirm that it is new") -> None:
+        self.name, self.candidates = name, candidates
+        meant = " or ".join(c.shown() for c in candidates)
+        super().__init__(f"{name!r} would be a new entity, and it is close to {meant}: write the existing name, "
+                         f"or {insist}")
+
+    def insisting(self, how: str) -> NearMiss:
+        """The same refusal, saying how the caller (the CLI, an MCP tool) confirms a new entity."""
+        return NearMiss(self.name, self.candidates, how)
+
+
 class Forgotten(MemlensError):
     """The triple or entity was forgotten; re-asserting it needs an explicit override."""
 

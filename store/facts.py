@@ -9,7 +9,9 @@ from . import entities, functional, search
 from .versions import FACT_WITH_STATE, change_state, insert_version
 from .db import Tx
 from .errors import Forgotten, InvalidInput
-from .ids import fact_id, short
+from .holdings import Held, holding_of
+from .ids import fact_id, holding_id, short
+from .ontology import relation_name
 from .timefmt import parse_valid_time
 
 
@@ -43,9 +45,10 @@ class Outcome:
 
 
 def validate(item: FactInput) -> FactInput:
-    relation = item.relation.strip()
+    relation = relation_name(item.relation)
     if not relation:
-        raise InvalidInput("a fact needs a relation")
+        raise InvalidInput(f"a fact needs a relation: {item.relation.strip()!r} has no letters or digits"
+                           if item.relation.strip() else "a fact needs a relation")
     valid_from = parse_valid_time(item.valid_from, what="valid_from")
     valid_to = parse_valid_time(item.valid_to, what="valid_to")
     if valid_from and valid_to and valid_to <= valid_from:
@@ -58,30 +61,26 @@ def validate(item: FactInput) -> FactInput:
     )
 
 
-def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False) -> Outcome:
-    """Record one fact; a superseded or retracted fact said again stays as it was judged."""
+def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False, new: bool = False) -> Outcome:
+    """Record one fact; a superseded or retracted fact said again stays as it was judged. `new`:
+    create entities whose names are near misses of existing ones (entities.check_new)."""
     item = validate(item)
     subject_id = entities.ensure(
-        tx, item.subject, item.subject_type, item.subject_description, override_forgotten=override_forgotten
+        tx, item.subject, item.subject_type, item.subject_description, override_forgotten=override_forgotten, new=new
     )
     object_id = entities.ensure(
-        tx, item.object, item.object_type, item.object_description, override_forgotten=override_forgotten
+        tx, item.object, item.object_type, item.object_description, override_forgotten=override_forgotten, new=new
     )
     fid = fact_id(subject_id, item.relation, object_id)
-    if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (fid,)):
-        if not override_forgotten:
-            raise Forgotten(
-                f"{item.subject} --{item.relation}--> {item.object} was forgotten (fact {short(fid)}); "
-                "assert it again only on purpose (--override)"
-            )
-        tx.conn.execute("DELETE FROM tombstones WHERE id = ?", (fid,))
-    existing = tx.one(FACT_WITH_STATE + " WHERE f.id = ?", (fid,)) or tx.one(
-        # An imported fact keeps its source's id, not one derived from its triple.
-        FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
-        (subject_id, item.relation, object_id),
-    )
-    if existing is not None:
-        return _reassert(tx, existing, item)
+    _refuse_forgotten(tx, fid, item, override_forgotten)
+    holdings = tx.all(FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
+                      (subject_id, item.relation, object_id))
+    held = holding_of([_held(tx.conn, row) for row in holdings], item.valid_from, item.valid_to)
+    if held is not None:
+        return _reassert(tx, next(row for row in holdings if row["id"] == held), item)
+    if holdings:  # the value holds again after every earlier holding ended: a fact of its own
+        fid = holding_id(subject_id, item.relation, object_id, item.valid_from)  # type: ignore[arg-type]
+        _refuse_forgotten(tx, fid, item, override_forgotten)
     seq = tx.log("assert", "fact", [fid, subject_id, object_id], valid_from=item.valid_from,
                  valid_to=item.valid_to, override=override_forgotten or None)
     tx.conn.execute(
@@ -100,6 +99,23 @@ def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False) ->
     })
     search.index_fact(tx.conn, fid)
     return _settled(tx, fid, subject_id, item.relation, "asserted")
+
+
+def _refuse_forgotten(tx: Tx, fid: str, item: FactInput, override: bool) -> None:
+    """A forgotten triple (or holding) is asserted again only on purpose; then its tombstone goes."""
+    if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (fid,)):
+        if not override:
+            raise Forgotten(
+                f"{item.subject} --{item.relation}--> {item.object} was forgotten (fact {short(fid)}); "
+                "assert it again only on purpose (--override)"
+            )
+        tx.conn.execute("DELETE FROM tombstones WHERE id = ?", (fid,))
+
+
+def _held(conn: sqlite3.Connection, row: sqlite3.Row) -> Held:
+    first = conn.execute("SELECT recorded_at FROM fact_versions WHERE fact_id = ? ORDER BY version LIMIT 1",
+                         (row["id"],)).fetchone()[0]
+    return Held(row["id"], row["valid_from"], row["valid_to"], row["valid_from"] or first, row["arrival"])
 
 
 def _reassert(tx: Tx, existing: sqlite3.Row, item: FactInput) -> Outcome:

@@ -11,24 +11,32 @@ from .versions import change_state, get_fact
 
 @dataclass(frozen=True)
 class FactForgotten:
-    """A forgotten fact, and the entities that no fact names any more since (id, name): forgotten
-    with it if asked, else still holding their names."""
+    """A forgotten fact, the other holdings of its triple forgotten with it (a value that held
+    again is one statement: its text goes whole), and the entities that no fact names any more
+    since (id, name): forgotten with it if asked, else still holding their names."""
 
     fact_id: str
     orphans: list[tuple[str, str]]
     orphans_forgotten: bool
+    holdings: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         """Names only of the orphans that stay: a forgotten name is not said again."""
         orphans = [{"id": entity_id} if self.orphans_forgotten else {"id": entity_id, "name": name}
                    for entity_id, name in self.orphans]
-        return {"forgotten": self.fact_id, "orphans": orphans, "orphans_forgotten": self.orphans_forgotten}
+        return {"forgotten": self.fact_id, "holdings": list(self.holdings), "orphans": orphans,
+                "orphans_forgotten": self.orphans_forgotten}
 
 
 def forget_fact(tx: Tx, ref: str, *, with_orphans: bool = False) -> FactForgotten:
-    """Forget one fact; `with_orphans` also forgets its subject and object if no other fact names them."""
+    """Forget one fact and every other holding of its triple; `with_orphans` also forgets its
+    subject and object if no other fact names them."""
     fact = get_fact(tx.conn, ref)
-    _erase_fact(tx, fact, keep_subject=True)
+    others = tx.all(
+        """SELECT f.* FROM facts f WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ? AND f.id != ?
+           ORDER BY f.arrival, f.id""", (fact["subject_id"], fact["relation"], fact["object_id"], fact["id"]))
+    for holding in (fact, *others):
+        _erase_fact(tx, holding, keep_subject=True)
     orphans = tx.all(
         """SELECT * FROM entities e WHERE e.id IN (?, ?)
            AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id = e.id)
@@ -38,7 +46,8 @@ def forget_fact(tx: Tx, ref: str, *, with_orphans: bool = False) -> FactForgotte
     if with_orphans:
         for orphan in orphans:
             _forget_entity(tx, orphan)
-    return FactForgotten(fact["id"], [(row["id"], row["name"]) for row in orphans], with_orphans)
+    return FactForgotten(fact["id"], [(row["id"], row["name"]) for row in orphans], with_orphans,
+                         tuple(row["id"] for row in others))
 
 
 def forget_entity(tx: Tx, name_or_id: str) -> tuple[str, list[str]]:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from . import contradictions
 from .db import Tx
+from .errors import InvalidInput
+from .ontology import relation_name
 from .schema import AUTO_REASON
 from .versions import change_state
 
@@ -19,7 +21,9 @@ def is_functional(conn: sqlite3.Connection, relation: str) -> bool:
 
 def declare(tx: Tx, relation: str) -> list[str]:
     """Make `relation` functional and settle every subject that now holds several values."""
-    relation = relation.strip()
+    relation = relation_name(relation)
+    if not relation:
+        raise InvalidInput("a relation needs a name")
     tx.conn.execute(
         """INSERT INTO relations (name, functional, declared_at) VALUES (?, 1, ?)
            ON CONFLICT (name) DO UPDATE SET functional = 1, declared_at = excluded.declared_at""",
@@ -63,12 +67,20 @@ def settle(tx: Tx, subject_id: str, relation: str) -> list[str]:
         _slot_in(tx, values, loser, successor)
         change_state(
             tx, loser["id"], status="superseded", superseded_by=successor["id"], reason=AUTO_REASON, automatic=1,
-            valid_to=loser["valid_to"] or successor["valid_from"],
+            valid_to=ends_by(loser["valid_to"], successor["valid_from"]),
         )
         tx.log("supersede", "fact", [loser["id"], successor["id"]], automatic=True)
         contradictions.resolve_all_of(tx, loser["id"], "superseded", AUTO_REASON)
         superseded.append(loser["id"])
     return superseded
+
+
+def ends_by(valid_to: str | None, next_starts: str | None) -> str | None:
+    """Where a value closed by the order ends: where the next value begins, or sooner if it was
+    said to end sooner. A later end said of it gives way, so the key's intervals never overlap."""
+    if next_starts is None or (valid_to is not None and valid_to < next_starts):
+        return valid_to
+    return next_starts
 
 
 def _next_in_chain(values: list[sqlite3.Row], value: sqlite3.Row) -> sqlite3.Row:
@@ -82,11 +94,8 @@ def _slot_in(tx: Tx, values: list[sqlite3.Row], late: sqlite3.Row, successor: sq
     for earlier in values:
         if (earlier["status"] == "superseded" and earlier["superseded_by"] == successor["id"]
                 and earlier["automatic"] and earlier["starts"] < late["starts"]):
-            closed_by_successor = earlier["valid_to"] == successor["valid_from"]
-            change_state(
-                tx, earlier["id"], superseded_by=late["id"],
-                valid_to=late["valid_from"] if closed_by_successor and late["valid_from"] else earlier["valid_to"],
-            )
+            change_state(tx, earlier["id"], superseded_by=late["id"],
+                         valid_to=ends_by(earlier["valid_to"], late["valid_from"]))
             tx.log("supersede", "fact", [earlier["id"], late["id"]], automatic=True)
 
 
@@ -238,10 +247,8 @@ class KeyHistory:
                             key=lambda v: v.place)
             for earlier in closed:
                 if earlier.starts < loser.starts:
-                    closed_by_successor = earlier.valid_to == successor.valid_from
-                    valid_to = loser.valid_from if closed_by_successor and loser.valid_from else earlier.valid_to
-                    moves.append(self._close(earlier, loser, valid_to, slotted=True))
-            moves.append(self._close(loser, successor, loser.valid_to or successor.valid_from, slotted=False))
+                    moves.append(self._close(earlier, loser, ends_by(earlier.valid_to, loser.valid_from), slotted=True))
+            moves.append(self._close(loser, successor, ends_by(loser.valid_to, successor.valid_from), slotted=False))
         return moves
 
     def _next_in_chain(self, value: Value) -> Value:

@@ -63,7 +63,7 @@ def run_after_maintenance(memory: "Memory") -> list[HookResult]:
     results = []
     for name, hook in all_hooks().items():
         try:
-            results.append(HookResult(name, True, hook(memory) or "ok"))
+            results.append(HookResult(name, True, hook(memory) or ""))   # "": it had nothing to say
         except MemlensError as exc:   # says what went wrong in its own words
             results.append(HookResult(name, False, str(exc)))
         except Exception as exc:

@@ -38,6 +38,12 @@ def fact_id(subject_id: str, relation: str, object_id: str) -> str:
     return uuid5(f"fact:{subject_id}|{relation}|{object_id}")
 
 
+def holding_id(subject_id: str, relation: str, object_id: str, valid_from: str) -> str:
+    """A value that holds again after it ended (owned_by alice, then bob, then alice again): a fact
+    of its own, named by its triple and the day the new holding starts (store/holdings.py)."""
+    return uuid5(f"fact:{subject_id}|{relation}|{object_id}|{valid_from}")
+
+
 def derived_id(*parts: str) -> str:
     """An id for a record made of other records (a contradiction, a merge)."""
     return uuid5("|".join(parts))

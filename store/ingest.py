@@ -11,16 +11,21 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ledger
 from .db import Tx
+from .entities import check_new
 from .errors import Ambiguous, Forgotten, InvalidInput, UnknownType
 from .facts import FactInput, Outcome, validate
 from .functional import KeyHistory, Value
-from .ids import entity_id, fact_id, normalize_name, short
+from .holdings import Held, holding_of
+from .ids import entity_id, fact_id, holding_id, normalize_name, short
+from .ontology import relation_name
+from .resolve import Candidate, Names, choose
 from .schema import AUTO_REASON
 from .search import entity_about, fact_text
 from .versions import FACT_WITH_STATE, STATE_COLUMNS
@@ -32,10 +37,11 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 _SHORT_ID = re.compile(r"[0-9a-f]{8}[0-9a-f-]{0,28}")
 
 
-def remember(tx: Tx, items: Iterable[FactInput], *, override_forgotten: bool = False,
+def remember(tx: Tx, items: Iterable[FactInput], *, override_forgotten: bool = False, new: bool = False,
              each: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Assert every item in order, all or none; `each` hears of every outcome as it is worked out."""
-    batch = _Batch(tx, list(items), override_forgotten)
+    """Assert every item in order, all or none; `each` hears of every outcome as it is worked out.
+    `new`: create entities whose names are near misses of existing ones (entities.check_new)."""
+    batch = _Batch(tx, list(items), override_forgotten, new)
     outcomes = []
     for item in batch.items:
         outcomes.append(batch.assert_fact(item))
@@ -61,6 +67,9 @@ class _Entity:
     merged_into: str | None
     new: bool = False
     described: bool = False  # an existing entity whose description this batch changed
+
+    def __getitem__(self, field: str) -> Any:   # read as store/resolve.py reads a row
+        return getattr(self, field)
 
 
 @dataclass
@@ -96,8 +105,8 @@ class _Fact:
 
 
 class _Batch:
-    def __init__(self, tx: Tx, items: list[FactInput], override: bool) -> None:
-        self.tx, self.conn, self.at, self.items, self.override = tx, tx.conn, tx.at, items, override
+    def __init__(self, tx: Tx, items: list[FactInput], override: bool, new: bool) -> None:
+        self.tx, self.conn, self.at, self.items, self.override, self.new = tx, tx.conn, tx.at, items, override, new
         self.ledger = ledger.Pending(self.conn, self.at, tx.actor)
         self.types: dict[str, str] = {}
         for (name,) in self.conn.execute("SELECT name FROM types"):
@@ -108,10 +117,11 @@ class _Batch:
         self.names: dict[str, tuple[str, str]] = {}
         self.fact_ids: dict[tuple[str, str, str], str] = {}
         self.entities: dict[str, _Entity] = {}          # by id: read from the store or created here
-        self.first_by_key: dict[str, str | None] = {}   # name key -> id of the entity it finds
+        self.by_key: dict[str, list[_Entity]] = defaultdict(list)   # name key -> the entities that have it
+        self.all_names: Names | None = None             # every stored name, read when a name is not found
         self.created: list[_Entity] = []
         self.facts: dict[str, _Fact] = {}
-        self.by_triple: dict[tuple[str, str, str], str] = {}
+        self.by_triple: dict[tuple[str, str, str], list[str]] = defaultdict(list)   # a triple's holdings
         self.looked_up_facts: set[str] = set()          # ids (and triples) already read from the store
         self.tombstones: set[str] = set()
         self.tombstones_read: set[str] = set()
@@ -131,22 +141,12 @@ class _Batch:
         named = {self._named(name) for item in self.items for name in (item.subject, item.object)}
         named.discard(("", entity_id("")))
         ids = {id_ for _, id_ in named}
-        self._read_entities("id", sorted(ids))
-        missing = sorted(key for key, id_ in named if id_ not in self.entities)
-        for chunk in _chunks(missing):
-            rows = self.conn.execute(
-                f"SELECT * FROM entities WHERE name_key IN ({','.join('?' * len(chunk))}) "
-                "ORDER BY merged_into IS NOT NULL, id", chunk).fetchall()
-            for row in rows:
-                self._keep_entity(row)
-                self.first_by_key.setdefault(row["name_key"], row["id"])
-        for key in missing:
-            self.first_by_key.setdefault(key, None)
+        self._read_entities("name_key", sorted(key for key, _ in named))
         self._read_merge_targets()
         stored_pairs, fids = set(), set()
         for item in self.items:
             subject, object_ = self._stored(item.subject), self._stored(item.object)
-            triple = (subject.id if subject else self._named(item.subject)[1], item.relation.strip(),
+            triple = (subject.id if subject else self._named(item.subject)[1], relation_name(item.relation),
                       object_.id if object_ else self._named(item.object)[1])
             fids.add(self._fact_id(*triple))
             if subject is not None and object_ is not None:
@@ -175,8 +175,10 @@ class _Batch:
 
     def _keep_entity(self, row: sqlite3.Row) -> None:
         if row["id"] not in self.entities:
-            self.entities[row["id"]] = _Entity(row["id"], row["n"], row["name"], row["name_key"], row["type"],
-                                               row["description"], row["merged_into"])
+            entity = _Entity(row["id"], row["n"], row["name"], row["name_key"], row["type"], row["description"],
+                             row["merged_into"])
+            self.entities[row["id"]] = entity
+            self.by_key[entity.name_key].append(entity)
 
     def _read_merge_targets(self) -> None:
         while True:
@@ -193,32 +195,24 @@ class _Batch:
                 f"SELECT id FROM tombstones WHERE id IN ({','.join('?' * len(chunk))})", chunk))
 
     def _stored(self, name: str) -> _Entity | None:
-        """The stored entity a name finds by id or key, if any (read-ahead only: no prefixes)."""
-        key, id_ = self._named(name)
-        found = self.entities.get(id_) if key else None
-        if found is None and self.first_by_key.get(key):
-            found = self.entities[self.first_by_key[key]]  # type: ignore[index]
-        while found is not None and found.merged_into:
-            found = self.entities[found.merged_into]
-        return found
+        """The stored entity a name finds exactly or by its key, if one (read-ahead only: no prefixes,
+        no separators, an ambiguous name left for its item to refuse)."""
+        try:
+            found = choose(name.strip(), self.by_key.get(self._named(name)[0], []), self.entities.get)
+        except Ambiguous:
+            return None
+        return found.entity if found else None
 
     def _read_facts(self, triples: set[tuple[str, str, str]]) -> None:
-        """Stored facts by their derived id, then (imported facts keep their own ids) by triple."""
-        by_id = {self._fact_id(*triple): triple for triple in triples}
-        fids = sorted(by_id)
-        for chunk in _chunks(fids):
-            for row in self.conn.execute(
-                    FACT_WITH_STATE + f" WHERE f.id IN ({','.join('?' * len(chunk))})", chunk):
-                self._keep_fact(row)
-        self.looked_up_facts.update(fids)
-        unfound = sorted(triple for fid, triple in by_id.items() if fid not in self.facts)
-        for chunk in _chunks(unfound):
+        """Every stored holding of the triples (an imported fact keeps its source's id: by triple, not id)."""
+        ordered = sorted(triples)
+        for chunk in _chunks(ordered):
             values = ",".join("(?, ?, ?)" for _ in chunk)
             for row in self.conn.execute(
                     FACT_WITH_STATE + f" WHERE (f.subject_id, f.relation, f.object_id) IN (VALUES {values})",
                     [part for triple in chunk for part in triple]):
                 self._keep_fact(row)
-        self.looked_up_facts.update("|".join(triple) for triple in unfound)
+        self.looked_up_facts.update("|".join(triple) for triple in ordered)
 
     def _keep_fact(self, row: sqlite3.Row) -> _Fact:
         """A stored fact (FACT_WITH_STATE row) in the batch's working set, first one per triple."""
@@ -230,7 +224,7 @@ class _Batch:
                      json.loads(row["evidence"]), row["actor"], row["arrival"], row["reassertions"], first,
                      [_Version(row["version"], {c: row[c] for c in STATE_COLUMNS}, row["state_since"], new=False)])
         self.facts[fact.id] = fact
-        self.by_triple.setdefault((fact.subject_id, fact.relation, fact.object_id), fact.id)
+        self.by_triple[fact.subject_id, fact.relation, fact.object_id].append(fact.id)
         return fact
 
     # -- one fact, as facts.assert_fact does it -----------------------------------------------
@@ -240,16 +234,14 @@ class _Batch:
         subject = self._ensure(item.subject, item.subject_type, item.subject_description)
         object_ = self._ensure(item.object, item.object_type, item.object_description)
         fid = self._fact_id(subject.id, item.relation, object_.id)
-        if self._tombstoned(fid):
-            if not self.override:
-                raise Forgotten(
-                    f"{item.subject} --{item.relation}--> {item.object} was forgotten (fact {short(fid)}); "
-                    "assert it again only on purpose (--override)"
-                )
-            self._untombstone(fid)
-        existing = self._stored_or_batch_fact(fid, subject, item.relation, object_)
-        if existing is not None:
-            return self._reassert(existing, item)
+        self._refuse_forgotten(fid, item)
+        holdings = self._holdings(subject, item.relation, object_)
+        held = holding_of([self._held(fact) for fact in holdings], item.valid_from, item.valid_to)
+        if held is not None:
+            return self._reassert(self.facts[held], item)
+        if holdings:  # the value holds again after every earlier holding ended: a fact of its own
+            fid = holding_id(subject.id, item.relation, object_.id, item.valid_from)  # type: ignore[arg-type]
+            self._refuse_forgotten(fid, item)
         seq = self._log("assert", "fact", [fid, subject.id, object_.id], valid_from=item.valid_from,
                         valid_to=item.valid_to, override=self.override or None)
         fact = _Fact(fid, self.next_fact_n, subject.id, item.relation, object_.id, item.description,
@@ -257,7 +249,7 @@ class _Batch:
         self.next_fact_n += 1
         self._open_first_version(fact, item.valid_from, item.valid_to)
         self.facts[fid] = fact
-        self.by_triple.setdefault((subject.id, item.relation, object_.id), fid)
+        self.by_triple[subject.id, item.relation, object_.id].append(fid)
         self._index_fact(fact)
         if item.relation in self.functional:
             self._key(subject, item.relation).add(self._value(fact))
@@ -332,7 +324,7 @@ class _Batch:
         name = name.strip()
         if not name:
             raise InvalidInput("an entity needs a name")
-        existing = self._find(name)
+        existing, candidates = self._find(name)
         if existing is not None:
             if type_name and self._type(type_name) != existing.type:
                 raise InvalidInput(f"{existing.name!r} is a {existing.type}, not a {type_name.strip()}")
@@ -347,28 +339,45 @@ class _Batch:
             if not self.override:
                 raise Forgotten(f"the entity {name!r} was forgotten; re-create it only on purpose (--override)")
             self._untombstone(new_id)
-        if not type_name:
-            raise InvalidInput(f"{name!r} is a new entity: give its type, as {name}:Type")
+        check_new(name, type_name, candidates, confirmed=self.new)
         entity = _Entity(new_id, self.next_entity_n, name, key, self._type(type_name), description, None, new=True)
         self.next_entity_n += 1
         self.entities[new_id] = entity
-        self.first_by_key[key] = new_id
+        self.by_key[key].append(entity)
+        if self.all_names is not None:
+            self.all_names.add(new_id, name, entity.type)
         self.created.append(entity)
         self._index_entity(entity)
         self._log("entity", "entity", [new_id], type=entity.type, override=self.override or None)
         return entity
 
-    def _find(self, name: str) -> _Entity | None:
-        """entities.find, on what was read ahead and created since."""
-        key, id_ = self._named(name)
-        found = self.entities.get(id_)
-        if found is None and self.first_by_key.get(key):
-            found = self.entities[self.first_by_key[key]]  # type: ignore[index]
-        if found is None and _SHORT_ID.fullmatch(name.lower()):
-            found = self._by_short_id(name.lower())
-        while found is not None and found.merged_into:
-            found = self.entities[found.merged_into]
-        return found
+    def _find(self, name: str) -> tuple[_Entity | None, tuple[Candidate, ...]]:
+        """store/resolve.py's resolve, on what was read ahead and created since: the entity, or the
+        candidates a new entity of that name would be a near miss of."""
+        found = choose(name, self.by_key.get(self._named(name)[0], []), self._entity)
+        if found is not None:
+            return found.entity, ()
+        if _SHORT_ID.fullmatch(name.lower()):
+            by_id = self._by_short_id(name.lower())
+            while by_id is not None and by_id.merged_into:
+                by_id = self.entities[by_id.merged_into]
+            if by_id is not None:
+                return by_id, ()
+        if self.all_names is None:
+            self.all_names = Names.read(self.conn)
+            for entity in self.created:
+                self.all_names.add(entity.id, entity.name, entity.type)
+        resolved = self.all_names.resolve(name)
+        if resolved.how == "folded":
+            return self._entity(resolved.entity["id"]), ()   # type: ignore[index]
+        return None, resolved.candidates
+
+    def _entity(self, id_: str) -> _Entity:
+        """An entity by id, read from the store the first time it is asked for."""
+        if id_ not in self.entities:
+            self._read_entities("id", [id_])
+            self._read_merge_targets()
+        return self.entities[id_]
 
     def _by_short_id(self, prefix: str) -> _Entity | None:
         stored = self.conn.execute("SELECT * FROM entities WHERE id LIKE ? LIMIT 2", (prefix + "%",)).fetchall()
@@ -400,12 +409,28 @@ class _Batch:
         self.tombstones.discard(id_)
         self.untombstoned.append(id_)
 
-    def _stored_or_batch_fact(self, fid: str, subject: _Entity, relation: str, object_: _Entity) -> _Fact | None:
-        """The fact with that id, else (an imported fact keeps its source's id) with that triple."""
-        if subject.new or object_.new:  # a stored fact names stored entities
-            found = self.facts.get(fid) or self.facts.get(self.by_triple.get((subject.id, relation, object_.id), ""))
-            return found
-        return self._fact(fid) or self._fact_by_triple(subject.id, relation, object_.id)
+    def _refuse_forgotten(self, fid: str, item: FactInput) -> None:
+        """facts._refuse_forgotten: a forgotten triple (or holding) again only on purpose."""
+        if self._tombstoned(fid):
+            if not self.override:
+                raise Forgotten(
+                    f"{item.subject} --{item.relation}--> {item.object} was forgotten (fact {short(fid)}); "
+                    "assert it again only on purpose (--override)"
+                )
+            self._untombstone(fid)
+
+    def _holdings(self, subject: _Entity, relation: str, object_: _Entity) -> list[_Fact]:
+        """Every holding of the triple, stored or made by this batch."""
+        triple = (subject.id, relation, object_.id)
+        if not (subject.new or object_.new):  # a stored fact names stored entities
+            self._read_triple(triple)
+        return [self.facts[fid] for fid in self.by_triple.get(triple, ())]
+
+    @staticmethod
+    def _held(fact: _Fact) -> Held:
+        state = fact.open.state
+        return Held(fact.id, state["valid_from"], state["valid_to"], state["valid_from"] or fact.first_recorded,
+                    fact.arrival)
 
     def _fact(self, fid: str) -> _Fact | None:
         if fid in self.facts:
@@ -416,17 +441,15 @@ class _Batch:
         row = self.conn.execute(FACT_WITH_STATE + " WHERE f.id = ?", (fid,)).fetchone()
         return self._keep_fact(row) if row is not None else None
 
-    def _fact_by_triple(self, subject_id: str, relation: str, object_id: str) -> _Fact | None:
-        known = self.by_triple.get((subject_id, relation, object_id))
-        if known is not None:
-            return self.facts[known]
-        marker = "|".join((subject_id, relation, object_id))
+    def _read_triple(self, triple: tuple[str, str, str]) -> None:
+        """The stored holdings of a triple the read-ahead could not foresee (a short-id match)."""
+        marker = "|".join(triple)
         if marker in self.looked_up_facts:
-            return None
+            return
         self.looked_up_facts.add(marker)
-        row = self.conn.execute(FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
-                                (subject_id, relation, object_id)).fetchone()
-        return self._keep_fact(row) if row is not None else None
+        for row in self.conn.execute(FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
+                                     triple):
+            self._keep_fact(row)
 
     def _read_fact(self, fid: str) -> _Fact:
         """A stored value of a functional key that the settle touches."""

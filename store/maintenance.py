@@ -2,25 +2,27 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import contradictions, db, reads
+from . import contradictions, db, evidence, reads, resolve
 from .db import Tx
 from .errors import Ambiguous, InvalidInput, NotFound
 from .ids import SHORT, short
-from .ontology import sounds_single_valued
+from .ontology import relation_name, sounds_single_valued
 
 
 class Candidate(NamedTuple):  # a tuple: 80 bytes and made in C (270,000 of them at 100,000 entities)
     """Something maintenance wants judged. `content` hashes what it covers, so news re-opens it."""
 
     key: str
-    kind: str  # hotspot | contradiction | duplicate | unsupported
+    kind: str  # hotspot | contradiction | duplicate | similar | relation | stale | unsupported
     summary: str
     refs: tuple[str, ...]
     content: str
@@ -43,7 +45,16 @@ def content_of(ids: list[str]) -> str:
 Record = Mapping[str, Any]
 
 
-def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> list[Candidate]:
+def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False,
+             repository: Path | None = None) -> list[Candidate]:
+    """The worklist; with `repository`, the facts whose evidence changed there too (`stale_evidence`)."""
+    candidates = _store_worklist(conn, include_dismissed=include_dismissed)
+    if repository is not None:
+        candidates += stale_evidence(conn, repository, include_dismissed=include_dismissed)[0]
+    return candidates
+
+
+def _store_worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> list[Candidate]:
     # several scans, one state: a write committed between two of them would give a worklist of
     # neither the state before it nor the one after
     with db.read(conn):
@@ -55,7 +66,8 @@ def worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False) -> li
             (r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals")}
         current = _all_current_facts(conn)
         single = _single_valued(conn)
-    return _worklist(*_split(current), entities, open_contradictions, dismissed, single)
+        relations = _relation_spellings(conn)
+    return _worklist(*_split(current), entities, open_contradictions, dismissed, single, relations)
 
 
 def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
@@ -70,7 +82,8 @@ def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
         for c in snapshot["contradictions"] if c["resolved_at"] is None
     ]
     dismissed = {(d["key"], d["content"]) for d in snapshot["dismissals"]}
-    return _worklist(*_split(current), entities, open_contradictions, dismissed, _single_valued_in(snapshot))
+    return _worklist(*_split(current), entities, open_contradictions, dismissed, _single_valued_in(snapshot),
+                     _spellings_in(snapshot["facts"]))
 
 
 class SingleValued(NamedTuple):
@@ -143,12 +156,12 @@ def _all_current_facts(conn: sqlite3.Connection) -> list[Current]:
 
 def _worklist(
     current: list[Record], unsupported: list[Unsupported], entities: list[Record], open_contradictions: list[Record],
-    dismissed: set[tuple[str, str]], single: SingleValued,
+    dismissed: set[tuple[str, str]], single: SingleValued, relations: list[Spelling],
 ) -> list[Candidate]:
     """`current`: the current facts that may be in a hotspot (all of them will do); `unsupported`:
-    those without evidence."""
+    those without evidence; `relations`: each relation as written, with the facts written so."""
     candidates = [*_hotspots(current, single), *_open_contradictions(open_contradictions), *_duplicates(entities),
-                  *_unsupported(unsupported)]
+                  *_similar(entities), *_relation_variants(relations), *_unsupported(unsupported)]
     return [c for c in candidates if (c.key, c.content) not in dismissed]
 
 
@@ -238,6 +251,128 @@ def _duplicates(entities: list[Record]) -> list[Candidate]:
     ]
 
 
+def _similar(entities: list[Record]) -> list[Candidate]:
+    """Pairs of entities of one type whose names the resolver calls near misses of each other (one
+    name is every word of the other, or a few edits away: store/resolve.py), left out where the
+    names are the same but for case and separators (a `duplicate` group says those)."""
+    pairs = {(a, b): why for a, b, why in resolve.similar_pairs(
+        [(e["id"], e["name"], e["type"]) for e in entities], skip=lambda x, y: _name_key(x) == _name_key(y))}
+    named = {e["id"]: e for e in entities}
+    return [
+        Candidate(
+            key=f"similar:{short(a)}:{short(b)}",
+            kind="similar",
+            summary=f"maybe the same {named[a]['type']}: {named[a]['name']}, {named[b]['name']} ({why})",
+            refs=(a, b),
+            content=content_of([a, b]),
+        )
+        for (a, b), why in sorted(pairs.items(), key=lambda pair: (named[pair[0][0]]["name"], named[pair[0][1]]["name"],
+                                                                    pair[0]))
+    ]
+
+
+# A relation as written: (spelling, how many facts are written so, the first of them by id).
+Spelling = tuple[str, int, str]
+
+
+def _relation_spellings(conn: sqlite3.Connection) -> list[Spelling]:
+    return _variants(conn.execute("SELECT relation, count(*), min(id) FROM facts GROUP BY relation").fetchall())
+
+
+def _spellings_in(facts: list[Record]) -> list[Spelling]:
+    counts: Counter[str] = Counter()
+    first: dict[str, str] = {}
+    for fact in facts:
+        if fact["relation"] is not None:
+            counts[fact["relation"]] += 1
+            first[fact["relation"]] = min(first.get(fact["relation"], fact["id"]), fact["id"])
+    return _variants([(relation, count, first[relation]) for relation, count in counts.items()])
+
+
+def _variants(spellings: list[Any]) -> list[Spelling]:
+    """The spellings of relations that more than one spelling stands for (ontology.relation_name)."""
+    by_name: dict[str, list[Spelling]] = defaultdict(list)
+    for relation, count, first in spellings:
+        by_name[relation_name(relation)].append((relation, count, first))
+    return sorted(spelling for group in by_name.values() if len(group) > 1 for spelling in group)
+
+
+def _relation_variants(spellings: list[Spelling]) -> list[Candidate]:
+    """A relation written more than one way (`owned by` beside `owned_by`, from before every write
+    stored snake case, or from an import): facts of one relation that its queries and its
+    functional order see apart."""
+    groups: dict[str, list[Spelling]] = defaultdict(list)
+    for spelling in spellings:
+        groups[relation_name(spelling[0])].append(spelling)
+    return [
+        Candidate(
+            key=f"relation:{name}",
+            kind="relation",
+            summary=f"{name} is also written " + ", ".join(
+                f"{relation!r} ({count:,} {'fact' if count == 1 else 'facts'})"
+                for relation, count, _ in others),
+            refs=tuple(first for _, _, first in others),
+            content=content_of([relation for relation, _, _ in spellings_of]),
+        )
+        for name, spellings_of in sorted(groups.items())
+        for others in [[s for s in spellings_of if s[0] != name]]
+        if name and others
+    ]
+
+
+def stale_evidence(conn: sqlite3.Connection, repository: Path, *,
+                   include_dismissed: bool = False) -> tuple[list[Candidate], str | None]:
+    """Current facts whose evidence points into the repository at a file gone, or at lines git says
+    changed after the fact was recorded (store/evidence.py); and a note when not all was checked."""
+    with db.read(conn):
+        rows = conn.execute(
+            """SELECT f.id, s.name, f.relation, o.name, first.recorded_at, f.evidence
+               FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+               JOIN fact_versions first ON first.fact_id = f.id AND first.version = 1
+               JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
+               WHERE v.status = 'current' AND f.evidence != '[]' ORDER BY f.id""").fetchall()
+        dismissed = set() if include_dismissed else {
+            (r[0], r[1]) for r in conn.execute("SELECT key, content FROM dismissals WHERE kind = 'stale'")}
+    facts = [(row[0], f"{row[1]} --{row[2]}--> {row[3]}", row[4], tuple(json.loads(row[5]))) for row in rows]
+    return _stale(facts, repository, dismissed)
+
+
+def stale_evidence_in(snapshot: Mapping[str, Any], repository: Path) -> tuple[list[Candidate], str | None]:
+    """`stale_evidence`, of a snapshot's facts and dismissals."""
+    name = {e["id"]: e["name"] for e in snapshot["entities"]}.get
+    facts = [(f["id"], f"{name(f['subject'])} --{f['relation']}--> {name(f['object'])}", f["recorded_at"],
+              tuple(f["evidence"])) for f in snapshot["facts"] if f["status"] == "current" and f["evidence"]]
+    dismissed = {(d["key"], d["content"]) for d in snapshot["dismissals"] if d["kind"] == "stale"}
+    return _stale(sorted(facts), repository, dismissed)
+
+
+def _stale(facts: list[tuple[str, str, str, tuple[str, ...]]], repository: Path,
+           dismissed: set[tuple[str, str]]) -> tuple[list[Candidate], str | None]:
+    checked = evidence.check((evidence.Cited(fid, recorded_at, said) for fid, _, recorded_at, said in facts), repository)
+    by_fact: dict[str, list[evidence.Stale]] = defaultdict(list)
+    for stale in checked.stale:
+        by_fact[stale.fact_id].append(stale)
+    labels = {fid: label for fid, label, _, _ in facts}
+    evidence_of = {fid: said for fid, _, _, said in facts}
+    candidates = [
+        Candidate(
+            key=f"stale:{short(fid)}",
+            kind="stale",
+            summary=f"{labels[fid]}: " + "; ".join(f"{s.citation} {s.why}" for s in stales),
+            refs=(fid,),
+            content=_cited(fid, evidence_of[fid]),
+        )
+        for fid, stales in sorted(by_fact.items())
+    ]
+    return [c for c in candidates if (c.key, c.content) not in dismissed], checked.note
+
+
+def _cited(fact_id: str, said: Iterable[str]) -> str:
+    """What a stale-evidence candidate covers: the fact and what it cites. Dismissed ("it still
+    holds"), it opens again when the fact cites something new; a dismissal needs no repository."""
+    return content_of([fact_id, *sorted(text for text in said if evidence.citation(text))])
+
+
 # A current fact without evidence as the worklist needs it: (id, subject name, relation, object name).
 # Tuples, not records: at 100,000 entities without evidence there are 270,000 of them.
 Unsupported = tuple[str, str, str, str]
@@ -261,11 +396,12 @@ def _unsupported(facts: list[Unsupported]) -> list[Candidate]:
     ]
 
 
-def dismiss(tx: Tx, key: str, reason: str) -> Candidate:
-    """Decline a candidate for what it covers now; a contradiction dismissed is resolved."""
+def dismiss(tx: Tx, key: str, reason: str, *, repository: Path | None = None) -> Candidate:
+    """Decline a candidate for what it covers now; a contradiction dismissed is resolved.
+    `repository`: where a stale-evidence candidate is found (it is no candidate elsewhere)."""
     if not reason or not reason.strip():
         raise InvalidInput("say why the candidate is fine as it is (--reason)")
-    open_candidates = _open_candidates_keyed(tx.conn, key)
+    open_candidates = _open_candidates_keyed(tx.conn, key, repository)
     matches = [c for c in open_candidates if c.key == key] or [c for c in open_candidates if c.key.startswith(key)]
     if not matches:
         raise NotFound(f"no open maintenance candidate {key!r}; `memlens maintain` lists them")
@@ -287,16 +423,21 @@ def dismiss(tx: Tx, key: str, reason: str) -> Candidate:
 # rows their keys name (a fact, a contradiction, a subject's facts) instead of the whole worklist,
 # which took 0.5 s at 10,000 entities.
 
-def _open_candidates_keyed(conn: sqlite3.Connection, key: str) -> list[Candidate]:
+def _open_candidates_keyed(conn: sqlite3.Connection, key: str, repository: Path | None = None) -> list[Candidate]:
     """The open candidates whose key starts with `key`, in worklist order."""
     found = []
     for kind, build in (("hotspot", _hotspots_keyed), ("contradiction", _contradictions_keyed),
-                        ("duplicate", _duplicates_keyed), ("unsupported", _unsupported_keyed)):
+                        ("duplicate", _duplicates_keyed), ("similar", _similar_keyed),
+                        ("relation", _relations_keyed), ("unsupported", _unsupported_keyed)):
         head = kind + ":"
         if key.startswith(head):
             found += build(conn, key[len(head):])
         elif head.startswith(key):  # every candidate of the kind matches
             found += build(conn, "")
+    if repository is not None and ("stale:".startswith(key) or key.startswith("stale:")):
+        found += stale_evidence(conn, repository, include_dismissed=True)[0]
+    elif key.startswith("stale:"):   # no repository here: the fact and what it cites say what is covered
+        found += _stale_keyed(conn, key[len("stale:"):])
     found = [c for c in found if c.key.startswith(key)]
     dismissed = {(r[0], r[1]) for key_ in sorted({c.key for c in found})
                  for r in conn.execute("SELECT key, content FROM dismissals WHERE key = ?", (key_,))}
@@ -331,3 +472,23 @@ def _hotspots_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
 def _duplicates_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:
     # A group is found by its names' key, which only the names themselves give: read them all.
     return _duplicates(conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall())
+
+
+def _similar_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:
+    return _similar(conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall())
+
+
+def _relations_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:
+    return _relation_variants(_relation_spellings(conn))
+
+
+def _stale_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
+    """A stale-evidence key's candidate where no repository can say whether it is stale: a current
+    fact of that id that cites the repository, as the worklist would cover it."""
+    if not rest or len(rest) > SHORT:
+        return []
+    rows = conn.execute(
+        """SELECT f.id, f.evidence FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+           WHERE v.status = 'current' AND f.id GLOB ? ORDER BY f.id""", (_id_glob(rest),)).fetchall()
+    return [Candidate(f"stale:{short(row[0])}", "stale", "", (row[0],), _cited(row[0], json.loads(row[1])))
+            for row in rows if any(evidence.citation(text) for text in json.loads(row[1]))]

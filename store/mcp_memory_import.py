@@ -66,6 +66,8 @@ class _Fact:
     status: str
     actor: str
     evidence: list[str]
+    subject: str
+    relation: str
 
 
 class _Changes:
@@ -76,11 +78,13 @@ class _Changes:
         self.stated = stated(memory)
         self.forgotten = {row[0] for row in tx.all("SELECT id FROM tombstones")}
         self.entities = {row["id"]: row for row in tx.all("SELECT id, name, type, description FROM entities")}
-        self.facts = {row["id"]: _Fact(row["status"], row["actor"], json.loads(row["evidence"]))
+        self.facts = {row["id"]: _Fact(row["status"], row["actor"], json.loads(row["evidence"]), row["subject_id"],
+                                       row["relation"])
                       for row in tx.all(FACT_WITH_STATE)}
+        self.asserted: dict[tuple[str, str], list[str]] = {}   # (subject, relation) -> facts new in this import
         self.types: dict[str, str] = {}  # as written -> the ontology's spelling, added if new
         self.counts = {"entities_added": 0, "retyped": 0, "asserted": 0, "restored": 0, "retracted": 0,
-                       "kept_forgotten": 0, "skipped_lines": len(memory.skipped)}
+                       "superseded": 0, "kept_forgotten": 0, "skipped_lines": len(memory.skipped)}
 
     def write(self, *, first: bool) -> dict[str, Any]:
         for node in self._numbered(self.stated.nodes.values()):
@@ -95,7 +99,8 @@ class _Changes:
         self._retract_vanished()
         summary = {"source": TOOL, "file": self.memory.path.name, "file_digest": self.memory.digest,
                    "source_file": file_key(self.memory.path), **self.counts}
-        changed = any(self.counts[key] for key in ("entities_added", "retyped", "asserted", "restored", "retracted"))
+        changed = any(self.counts[key] for key in ("entities_added", "retyped", "asserted", "restored", "retracted",
+                                                   "superseded"))
         if first or changed:
             self.tx.log("import", "dataset", [], **summary)
         return summary
@@ -175,6 +180,7 @@ class _Changes:
                                         "valid_from": None, "valid_to": None})
         search.index_fact(tx.conn, link.id)
         functional.settle(tx, link.subject, link.relation)  # a relation a memlens user declared functional
+        self.asserted.setdefault((link.subject, link.relation), []).append(link.id)
         self.counts["asserted"] += 1
 
     def _cite(self, fid: str, held: _Fact) -> None:
@@ -184,8 +190,17 @@ class _Changes:
             search.index_fact(self.tx.conn, fid)
 
     def _retract_vanished(self) -> None:
+        """What the file no longer says is retracted; a value of a relation that holds one (owned_by,
+        status, ...) that the file replaced by another is superseded by it instead."""
         reason = f"gone from {self.memory.path.name} ({self.memory.digest[:23]})"
         for fid, held in sorted(self.facts.items()):
             if held.actor == ACTOR and held.status == "current" and fid not in self.stated.links:
+                replaced_by = self.asserted.get((held.subject, held.relation), [])
+                if len(replaced_by) == 1 and (ontology.sounds_single_valued(held.relation)
+                                              or functional.is_functional(self.tx.conn, held.relation)):
+                    corrections.supersede(self.tx, fid, replaced_by[0],
+                                          f"replaced in {self.memory.path.name} ({self.memory.digest[:23]})")
+                    self.counts["superseded"] += 1
+                    continue
                 corrections.retract(self.tx, fid, reason)
                 self.counts["retracted"] += 1

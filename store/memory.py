@@ -41,6 +41,10 @@ class Memory:
         memlens store or is damaged."""
         self.path = Path(path)
         self.actor = actor or default_actor()
+        # The git work tree this memory's evidence points into (`repo://path#L1-9`), when known: the
+        # worklist and the snapshot then carry the facts whose evidence changed there (store/evidence.py).
+        self.repository: Path | None = None
+        self.evidence_note: str | None = None   # why the last check did not check everything
         self.clock = clock
         # A new store is made beside its path and moved there when its first write commits, so a
         # first write that fails (a typo in a fact) leaves nothing, and no process finds it half made.
@@ -130,11 +134,13 @@ class Memory:
         items: Iterable[FactInput],
         *,
         override_forgotten: bool = False,
+        new: bool = False,
         each: Callable[[Outcome], None] | None = None,
     ) -> list[Outcome]:
-        """Assert facts, all or none; `each` hears of every fact as it is written (for progress)."""
+        """Assert facts, all or none; `each` hears of every fact as it is written (for progress).
+        A new entity whose name is a near miss of an existing one's is refused (NearMiss) unless `new`."""
         with self.writing() as tx:
-            return ingest.remember(tx, items, override_forgotten=override_forgotten, each=each)
+            return ingest.remember(tx, items, override_forgotten=override_forgotten, new=new, each=each)
 
     def describe(self, name: str, description: str) -> str:
         with self.writing() as tx:
@@ -166,7 +172,7 @@ class Memory:
 
     def dismiss(self, key: str, reason: str) -> Candidate:
         with self.writing() as tx:
-            return maintenance.dismiss(tx, key, reason)
+            return maintenance.dismiss(tx, key, reason, repository=self.repository)
 
     def merge(self, keep: str, drop: str) -> dict[str, str]:
         with self.writing() as tx:
@@ -225,7 +231,11 @@ class Memory:
         return found | {"facts": found["facts"]["items"], "entities": found["entities"]["items"]}
 
     def worklist(self) -> list[Candidate]:
-        return maintenance.worklist(self.conn)
+        candidates = maintenance.worklist(self.conn)
+        if self.repository is not None:
+            stale, self.evidence_note = maintenance.stale_evidence(self.conn, self.repository)
+            candidates += stale
+        return candidates
 
     def maintain(self) -> tuple[list[Candidate], list[hooks.HookResult]]:
         """The worklist, then the after-maintenance hooks (which never undo it)."""
@@ -254,13 +264,23 @@ class Memory:
         return reads.state_counts(self.conn)
 
     def snapshot(self) -> dict:
-        return snapshot.build(self.conn, self.name)
+        return self._with_evidence_checked(snapshot.build(self.conn, self.name, datasets.flag_for(self.path)))
 
     def sealed_snapshot(self) -> dict:
         """The snapshot with its seal, as a bundle carries it, made with the chain hashes the
         ledger keeps (snapshot.build_with_chains)."""
-        built, chains = snapshot.build_with_chains(self.conn, self.name)
-        return sealed(built, chains)
+        built, chains = snapshot.build_with_chains(self.conn, self.name, datasets.flag_for(self.path))
+        return sealed(self._with_evidence_checked(built), chains)
+
+    def _with_evidence_checked(self, built: dict) -> dict:
+        """With a repository, the snapshot's worklist holds its stale evidence, and `evidence_check`
+        lists those facts, for the viewer's mark on their cards."""
+        if self.repository is None:
+            return built
+        stale, self.evidence_note = maintenance.stale_evidence_in(built, self.repository)
+        built["maintenance"] = built["maintenance"] + [c.as_dict() for c in stale]
+        built["evidence_check"] = {"changed": sorted(c.refs[0] for c in stale)}
+        return built
 
 
 @contextmanager

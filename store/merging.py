@@ -7,7 +7,8 @@ import sqlite3
 from . import contradictions, entities, functional, search
 from .db import Tx
 from .errors import Forgotten, InvalidInput
-from .ids import fact_id, short
+from .holdings import Held, holding_of
+from .ids import fact_id, holding_id, short
 from .versions import FACT_WITH_STATE, STATE_COLUMNS, change_state, insert_version, open_state
 
 
@@ -21,7 +22,7 @@ def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
         (drop["id"], drop["id"]),
     )
     endpoints = {fact["id"]: _moved_endpoints(fact, drop["id"], keep["id"]) for fact in facts}
-    moved = {f["id"]: fact_id(endpoints[f["id"]][0], f["relation"], endpoints[f["id"]][1]) for f in facts}
+    moved = _moved_ids(tx, facts, endpoints)
     reason = f"merged {drop['name']} into {keep['name']}"
     for fact in facts:
         old, new = fact["id"], moved[fact["id"]]
@@ -41,6 +42,33 @@ def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
     tx.log("merge", "entity", [keep["id"], drop["id"]])
     for relation in sorted({f["relation"] for f in facts}):
         functional.settle(tx, keep["id"], relation)
+    return moved
+
+
+def _moved_ids(tx: Tx, facts: list[sqlite3.Row], endpoints: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """{old fact id: its id under the kept entity}: the holding of the new triple it falls in (a
+    twin, which gains its evidence), else a new one: the triple's id, or for a value that holds
+    again after the triple's other holdings ended, a holding id (store/holdings.py)."""
+    held: dict[tuple[str, str, str], list[Held]] = {}
+    moved = {}
+    for fact in facts:
+        subject, object_ = endpoints[fact["id"]]
+        triple = (subject, fact["relation"], object_)
+        if triple not in held:
+            held[triple] = [Held(row["id"], row["valid_from"], row["valid_to"], row["valid_from"] or row["first"],
+                                 row["arrival"]) for row in tx.all(
+                """SELECT f.id, f.arrival, v.valid_from, v.valid_to, (SELECT recorded_at FROM fact_versions
+                          WHERE fact_id = f.id ORDER BY version LIMIT 1) AS first
+                   FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+                   WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?""", triple)]
+        target = holding_of(held[triple], fact["valid_from"], fact["valid_to"])
+        if target is None:
+            target = holding_id(*triple, fact["valid_from"]) if held[triple] else fact_id(*triple)
+            first = tx.one("SELECT recorded_at FROM fact_versions WHERE fact_id = ? ORDER BY version LIMIT 1",
+                           (fact["id"],))[0]
+            held[triple].append(Held(target, fact["valid_from"], fact["valid_to"], fact["valid_from"] or first,
+                                     fact["arrival"]))
+        moved[fact["id"]] = target
     return moved
 
 

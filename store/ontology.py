@@ -1,6 +1,7 @@
 """Entity types: a default ontology every dataset starts with, extended per dataset."""
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from .db import Tx
@@ -15,6 +16,16 @@ SINGLE_VALUED_NAMES = frozenset({
     "owned_by", "owner", "maintained_by", "led_by", "lead", "works_at", "reports_to",
     "version", "current_version", "status", "state", "stage", "priority", "severity", "deadline", "due",
 })
+
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NOT_A_WORD = re.compile(r"\W+|_+")
+
+
+def relation_name(written: str) -> str:
+    """A relation as every write stores it: snake case in lower case. `owned by`, `Owned-By`,
+    `ownedBy` and `OWNED_BY` are all `owned_by`; "" when nothing is left of it."""
+    return _NOT_A_WORD.sub("_", _CAMEL_HUMP.sub("_", written.strip()).lower()).strip("_")
 
 
 def sounds_single_valued(relation: str) -> bool:

@@ -5,8 +5,8 @@ import json
 import re
 import sqlite3
 
-from . import entities
 from .errors import NotFound
+from .resolve import resolve
 from .versions import get_fact
 
 _STATE_AT = """
@@ -212,18 +212,18 @@ def ledger_row(r: sqlite3.Row | tuple) -> dict:
 
 
 def entity_or_fact(conn: sqlite3.Connection, ref: str) -> tuple[sqlite3.Row | None, str | None]:
-    """What `ref` names, as (entity, None) or (None, fact id): an entity by its name (the one name
-    key) or id, else a fact by its id. Neither is an error naming the entities it may have meant."""
-    entity = entities.find(conn, ref)
-    if entity is not None:
-        return entity, None
+    """What `ref` names, as (entity, None) or (None, fact id): an entity as store/resolve.py finds
+    it, else a fact by its id. Neither is an error naming the entities it may have meant."""
+    found = resolve(conn, ref)
+    if found.entity is not None:
+        return found.entity, None
     if _FACT_ID.fullmatch(ref.strip()):
         try:
             return None, get_fact(conn, ref)["id"]
         except NotFound:
-            if not entities.near_names(conn, ref):
+            if not found.candidates:
                 raise
-    raise NotFound(entities.not_found_message(conn, ref))
+    raise NotFound(f"no entity named {ref!r}{found.meant()}")
 
 
 # What may be (the start of) a fact id, as versions.get_fact reads one; anything else is a name.

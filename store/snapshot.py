@@ -70,24 +70,26 @@ def _generated_at(conn: sqlite3.Connection) -> str:
     return ledger.last_at(conn) or build_time_fallback()
 
 
-def build(conn: sqlite3.Connection, dataset: str) -> dict:
-    return _read(conn, dataset, chains=False)[0]
+def build(conn: sqlite3.Connection, dataset: str, flag: list[str] | None = None) -> dict:
+    """The snapshot; `flag` (datasets.flag_for) names the dataset in the commands a bundle offers."""
+    return _read(conn, dataset, flag, chains=False)[0]
 
 
-def build_with_chains(conn: sqlite3.Connection, dataset: str) -> tuple[dict, list[str]]:
+def build_with_chains(conn: sqlite3.Connection, dataset: str, flag: list[str] | None = None) -> tuple[dict, list[str]]:
     """The snapshot and its ledger rows' chain hashes as the store keeps them, read in the same
     transaction: what snapshot_seal.sealed needs to seal it without recomputing the chain."""
-    snapshot, chains = _read(conn, dataset, chains=True)
+    snapshot, chains = _read(conn, dataset, flag, chains=True)
     assert chains is not None
     return snapshot, chains
 
 
-def _read(conn: sqlite3.Connection, dataset: str, *, chains: bool) -> tuple[dict, list[str] | None]:
+def _read(conn: sqlite3.Connection, dataset: str, flag: list[str] | None, *,
+          chains: bool) -> tuple[dict, list[str] | None]:
     conn.execute("BEGIN")  # one read transaction: every part sees the same store
     try:
         head = ledger.head(conn)  # the first read fixes what the transaction sees
         rows, chain = _ledger_rows(conn)
-        return _build(conn, dataset, head, rows), chain if chains else None
+        return _build(conn, dataset, flag, head, rows), chain if chains else None
     finally:
         conn.execute("COMMIT")
 
@@ -129,7 +131,7 @@ def _json_list(texts: list[str]) -> list:
         return json.loads(joined)
 
 
-def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_rows: list[dict]) -> dict:
+def _build(conn: sqlite3.Connection, dataset: str, flag: list[str] | None, head: str, ledger_rows: list[dict]) -> dict:
     # zipped from plain tuples: reading each sqlite3.Row by name was half the entities' time
     entities = [dict(zip(reads.ENTITY_FIELDS, row)) for row in tuple_cursor(conn).execute(
         f"SELECT {', '.join(reads.ENTITY_FIELDS)} FROM entities ORDER BY name, id")]
@@ -138,6 +140,7 @@ def _build(conn: sqlite3.Connection, dataset: str, head: str, ledger_rows: list[
     snapshot = {
         "format": FORMAT,
         "dataset": dataset,
+        **({"dataset_flag": {"option": flag[0], "value": flag[1]}} if flag else {}),
         "generated_at": _generated_at(conn),
         "hash": "sha256:" + head,
         "memlens_version": memlens_version(),

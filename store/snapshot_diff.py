@@ -15,6 +15,8 @@ DIGEST_FORMAT = "memlens-digest/1"
 CHANGE_KINDS = (
     "facts_added", "facts_superseded", "facts_restored", "facts_retracted", "facts_contested",
     "facts_resolved", "facts_forgotten", "entities_added", "entities_merged", "entities_removed",
+    # read from the records and the ledger, so only when the older side is a snapshot, not a digest
+    "facts_said_again", "ledger_rows_added",
 )
 
 
@@ -141,9 +143,50 @@ def diff(old: dict[str, Any], new: dict[str, Any], *,
     changes["entities_removed"] = [
         {"id": entity_id} for entity_id in sorted(e for e in old_entities if e not in after["entities"])
     ]
+    same_memory = None
+    if old.get("format") != DIGEST_FORMAT:
+        changes["facts_said_again"] = [_said_again(fact_ref(fid), was, facts[fid]) for fid, was in _said_again_ids(old, facts)]
+        ledger_before, ledger_after = _ledger(old), _ledger(new)
+        same_memory = _one_history(ledger_before, ledger_after)
+        if same_memory:
+            changes["ledger_rows_added"] = [{key: row.get(key) for key in ("seq", "at", "actor", "action", "kind")}
+                                            for row in ledger_after[len(ledger_before):]]
     return {
         "from": {"hash": before["hash"], "generated_at": before["generated_at"]},
         "to": {"hash": new["hash"], "generated_at": new["generated_at"]},
+        # whether the older side's ledger is the start of the newer's (None: a digest cannot tell)
+        "memories": {"from": old.get("dataset"), "to": new.get("dataset"), "same": same_memory},
         "counts": {kind: len(items) for kind, items in changes.items()},
         "changes": changes,
     }
+
+
+def _said_again_ids(old: dict[str, Any], facts: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Facts on both sides, with their text, whose evidence, description or reassertions differ."""
+    found = []
+    for was in old["facts"]:
+        now = facts.get(was["id"])
+        if now is None or now["relation"] is None or was["relation"] is None:
+            continue
+        if any(was.get(field) != now.get(field) for field in ("evidence", "description", "reassertions")):
+            found.append((was["id"], was))
+    return sorted(found, key=lambda pair: pair[0])
+
+
+def _said_again(entry: dict[str, Any], was: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
+    before = was.get("evidence") if isinstance(was.get("evidence"), list) else []
+    added = [e for e in now.get("evidence") or [] if e not in before]
+    return entry | ({"evidence_added": added} if added else {})
+
+
+def _ledger(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = snapshot.get("ledger")
+    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
+
+
+def _one_history(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> bool:
+    """Whether the older side's ledger is where the newer side's began: the same memory, later.
+    Two memories (another dataset's report, a teammate's) share no first row."""
+    if not before:
+        return True
+    return len(after) >= len(before) and after[0] == before[0] and after[len(before) - 1] == before[-1]

@@ -14,6 +14,7 @@ from viewer_fixtures import opened_report, parse_page
 
 from memlens.viewer.model.links import entity_page_names
 from memlens.viewer.model.snapshot_index import SnapshotIndex
+from memlens.viewer.model.printed_commands import dataset_flag
 from memlens.viewer.model.worklist import task_of
 from memlens.viewer.report.page import MAINTENANCE_PREVIEW, fact_words_in
 from memlens.viewer.site.build import write_site
@@ -76,7 +77,7 @@ def test_the_worklist_is_grouped_with_the_stores_counts_and_pages_in_the_rest(re
     assert rows.count() == MAINTENANCE_PREVIEW + 100
     # the rows the build rendered and those the page paged in read alike, as the build words them
     index = SnapshotIndex(snapshot)
-    tasks = [task_of(i, index.name, fact_words_in(index))
+    tasks = [task_of(i, index.name, fact_words_in(index), dataset_flag(snapshot))
              for i in snapshot["maintenance"] if i["kind"] == "unsupported"][:MAINTENANCE_PREVIEW + 100]
     assert rows.locator(".task-sentence").all_inner_texts() == [t.sentence for t in tasks]
     assert rows.locator(".task-command").all_inner_texts() == [c for t in tasks for _, c in t.commands]

@@ -32,7 +32,8 @@ def test_a_bundle_against_its_store_after_one_more_write_names_exactly_that_writ
     assert not changed(json.loads(written(cli, "diff", str(bundle), "--db", str(store))))
     added = remember(cli, store, "carol:Person --works_at--> acme")
     answer = json.loads(written(cli, "diff", str(bundle), "--db", str(store)))
-    assert changed(answer) == {"facts_added": 1, "entities_added": 1}
+    assert changed(answer) == {"facts_added": 1, "entities_added": 1, "ledger_rows_added": 2}
+    assert [row["action"] for row in answer["changes"]["ledger_rows_added"]] == ["entity", "assert"]
     assert answer["changes"]["facts_added"] == [{"id": added, "subject": "carol", "relation": "works_at", "object": "acme"}]
     assert [e["name"] for e in answer["changes"]["entities_added"]] == ["carol"]
     text = cli("diff", str(bundle), str(store)).output
@@ -47,7 +48,7 @@ def test_two_sites_compare_either_way(cli, tmp_path):
     assert cli("forget", "fact", gone, "--db", str(store)).exit_code == 0
     written(cli, "export", "--db", str(store), "--format", "site", "-o", str(tmp_path / "new"))
     forward = json.loads(written(cli, "diff", str(tmp_path / "old"), str(tmp_path / "new")))
-    assert changed(forward) == {"facts_forgotten": 1} and forward["changes"]["facts_forgotten"] == [{"id": gone}]
+    assert changed(forward) == {"facts_forgotten": 1, "ledger_rows_added": 1} and forward["changes"]["facts_forgotten"] == [{"id": gone}]
     assert not changed(json.loads(written(cli, "diff", str(tmp_path / "new"), str(tmp_path / "new"))))
 
 

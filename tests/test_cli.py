@@ -147,6 +147,10 @@ def test_corrections_through_the_cli(cli):
     assert [f["object_name"] for f in as_of] == ["sam"]
 
     sam = late[0]["fact"]["id"][:8]
+    refused = cli("restore", sam, "--reason", "priya's move was cancelled")
+    assert refused.exit_code == 1 and "still holds" in refused.output
+    priya = json.loads(cli("facts", "--json").stdout)[0]["id"][:8]
+    assert cli("retract", priya, "--reason", "priya's move was cancelled").exit_code == 0
     assert cli("restore", sam, "--reason", "priya's move was cancelled").exit_code == 0
     assert [f["object_name"] for f in json.loads(cli("facts", "--json").stdout)] == ["sam"]
 

@@ -117,7 +117,7 @@ def test_stored_text_is_escaped_in_every_text_output_and_exact_in_json(home, tmp
     run("remember", "before:Concept --precedes--> probes:Concept")
     run("export", "--format", "json", "-o", str(tmp_path / "before.json"))
     run("remember", f"{name}:Concept --notes--> other{HOSTILE_TERMINAL}:Concept", "--desc", HOSTILE_TERMINAL,
-        "-e", HOSTILE_TERMINAL)
+        "-e", HOSTILE_TERMINAL, "--new")
     run("remember", f"{name} --notes--> third:Concept")           # no evidence: on the worklist
     listed = [f["id"] for f in json.loads(run("facts", "--json")) if f["subject_name"] == name]
     fid = listed[0]

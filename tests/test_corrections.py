@@ -44,17 +44,35 @@ def test_restore_revives_a_superseded_fact(memory):
     assert sorted(f["object_name"] for f in memory.facts()) == ["pytz", "zoneinfo"]
 
 
-def test_restoring_a_value_of_a_functional_relation_makes_it_the_present(memory):
+def test_restoring_a_value_the_order_replaced_is_refused_while_its_successor_holds(memory):
     memory.declare_functional("owned_by")
     [dana] = memory.remember([FactInput("billing", "owned_by", "dana", "Service", "Person", valid_from="2025-01-01")])
     [priya] = memory.remember([FactInput("billing", "owned_by", "priya", None, "Person", valid_from="2026-01-01")])
     assert status(memory, dana.fact_id) == "superseded"
 
-    replaced = memory.restore(dana.fact_id, "the reorg was undone")
+    with pytest.raises(Conflict, match="stretch"):
+        memory.restore(dana.fact_id, "the reorg was undone")   # dana's time would run over priya's
+    assert [f["object_name"] for f in memory.facts()] == ["priya"]
 
-    assert replaced == [priya.fact_id]
+    # priya was wrong: retracted, dana's end (set by priya) is lifted and she is the present again
+    memory.retract(priya.fact_id, "the reorg never happened")
+    assert memory.restore(dana.fact_id, "the reorg never happened") == []
     assert [f["object_name"] for f in memory.facts()] == ["dana"]
-    assert memory.fact(dana.fact_id)["valid_to"] is None  # the end date came from priya, not the writer
+    assert memory.fact(dana.fact_id)["valid_to"] is None
+
+
+def test_a_restored_value_takes_its_own_place_in_valid_time(memory):
+    memory.declare_functional("owned_by")
+    [dana] = memory.remember([FactInput("billing", "owned_by", "dana", "Service", "Person", valid_from="2025-01-01")])
+    memory.retract(dana.fact_id, "misread the CODEOWNERS file")
+    [priya] = memory.remember([FactInput("billing", "owned_by", "priya", None, "Person", valid_from="2026-01-01")])
+
+    assert memory.restore(dana.fact_id, "dana did own it in 2025") == []
+
+    assert [f["object_name"] for f in memory.facts()] == ["priya"]      # the later value stays the present
+    assert (memory.fact(dana.fact_id)["status"], memory.fact(dana.fact_id)["valid_to"]) == ("superseded", "2026-01-01")
+    assert [f["object_name"] for f in memory.facts(as_of_valid="2025-06-01")] == ["dana"]
+    assert [f["object_name"] for f in memory.facts(as_of_valid="2026-06-01")] == ["priya"]
 
 
 def test_a_retracted_fact_stays_retracted_when_asserted_again(memory):

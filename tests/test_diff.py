@@ -42,7 +42,7 @@ def test_resolving_and_merging_show_up(memory):
         FactInput("gateway", "listens_on", "8443", None, "Config"),
     ])]
     memory.remember([FactInput("Postgres", "used_by", "gateway", "Library", None),
-                     FactInput("PostgreSQL", "used_by", "billing", "Library", "Service")])
+                     FactInput("PostgreSQL", "used_by", "billing", "Library", "Service")], new=True)
     memory.contest(a, b, "which one", 0.5)
     before = memory.snapshot()
     memory.supersede(a, b, "compose wins")
@@ -75,3 +75,38 @@ def test_the_diff_command_reads_stores_and_snapshot_files(cli, tmp_path):
     assert "facts added (1)" in text and "a --knows--> c" in text
     bad = cli("diff", str(old), str(tmp_path / "missing.json"))
     assert bad.exit_code == 1 and "no such snapshot" in bad.output
+
+
+def test_diff_reports_evidence_added_and_the_ledger_rows_since(cli, tmp_path):
+    assert cli("demo").exit_code == 0
+    report = tmp_path / "before.html"
+    assert cli("export", "-d", "demo", "--format", "html", "-o", str(report)).exit_code == 0
+    said = cli("remember", "billing-service --owned_by--> Sam Lee", "--valid-from", "2025-10-01", "-d", "demo",
+               "-e", "CODEOWNERS blame, Oct 2025")
+    assert said.output.startswith("kept superseded: ")     # said again inside its interval: a reassertion
+
+    shown = cli("diff", str(report), "-d", "demo")
+    changes = json.loads(cli("diff", str(report), "-d", "demo", "--json").output)
+
+    assert "no changes" not in shown.output
+    [again] = changes["changes"]["facts_said_again"]
+    assert (again["object"], again["evidence_added"]) == ("Sam Lee", ["CODEOWNERS blame, Oct 2025"])
+    assert [row["action"] for row in changes["changes"]["ledger_rows_added"]] == ["reassert"]
+    assert "+ evidence CODEOWNERS blame, Oct 2025" in shown.output and "ledger rows added (1)" in shown.output
+    assert changes["memories"]["same"] is True and "different memories" not in shown.output
+    # nothing changed: nothing said
+    assert json.loads(cli("diff", str(report), str(report), "--json").output)["counts"] == dict.fromkeys(
+        changes["counts"], 0)
+
+
+def test_a_diff_of_two_different_memories_says_so(cli, tmp_path):
+    assert cli("demo").exit_code == 0
+    report = tmp_path / "demo.html"
+    assert cli("export", "-d", "demo", "--format", "html", "-o", str(report)).exit_code == 0
+    assert cli("remember", "a:Person --knows--> b:Person", "-d", "mine").exit_code == 0
+
+    shown = cli("diff", str(report), "-d", "mine")
+
+    assert "these are two different memories (demo and mine)" in shown.output
+    assert json.loads(cli("diff", str(report), "-d", "mine", "--json").output)["memories"] == {
+        "from": "demo", "to": "mine", "same": False}

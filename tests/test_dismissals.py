@@ -50,19 +50,20 @@ def test_dismissals_have_no_cap(memory):
 
 def test_near_duplicate_names_are_a_candidate_and_merge_resolves_them(memory):
     memory.remember([
-        FactInput("Postgres", "used_by", "billing", "Library", "Service", evidence=("a",)),
-        FactInput("postgres ", "used_by", "tracking", None, "Service", evidence=("b",)),  # same entity
-        FactInput("PostgreSQL", "used_by", "api", "Library", "Service", evidence=("c",)),
-        FactInput("post-gres", "used_by", "web", "Library", "Service", evidence=("d",)),
-    ])
+        FactInput("Redis cluster", "used_by", "billing", "Library", "Service", evidence=("a",)),
+        FactInput("redis cluster ", "used_by", "tracking", None, "Service", evidence=("b",)),  # same entity
+        FactInput("redis-cluster", "used_by", "web", None, "Service", evidence=("c",)),        # same entity too
+        FactInput("Redis", "used_by", "api", "Library", "Service", evidence=("d",)),
+        FactInput("redis-clusters", "used_by", "cron", "Library", "Service", evidence=("e",)),  # insisted on
+    ], new=True)
     [duplicate] = [c for c in memory.worklist() if c.kind == "duplicate"]
-    assert "Postgres" in duplicate.summary and "post-gres" in duplicate.summary
-    memory.merge("Postgres", "post-gres")
+    assert "Redis cluster" in duplicate.summary and "redis-clusters" in duplicate.summary
+    memory.merge("Redis cluster", "redis-clusters")
     assert [c for c in memory.worklist() if c.kind == "duplicate"] == []
-    assert sorted(f["object_name"] for f in memory.facts() if f["subject_name"] == "Postgres") == [
-        "billing", "tracking", "web"]
+    assert sorted(f["object_name"] for f in memory.facts() if f["subject_name"] == "Redis cluster") == [
+        "billing", "cron", "tracking", "web"]
     # The old fact stays as history of the merge.
-    old = [f for f in memory.facts(include_all=True) if f["subject_name"] == "post-gres"]
+    old = [f for f in memory.facts(include_all=True) if f["subject_name"] == "redis-clusters"]
     assert [f["status"] for f in old] == ["superseded"]
 
 
@@ -88,7 +89,8 @@ def test_dismiss_sees_the_candidates_the_worklist_has_for_every_prefix_of_every_
 
     with demo.build(tmp_path / "demo.sqlite") as memory:
         two_versions_days_apart(memory)
-        memory.remember([FactInput("Billing Service", "calls", "tracking-service", "Service", None, evidence=("x",))])
+        memory.remember([FactInput("billing-services", "calls", "tracking-service", "Service", None, evidence=("x",))],
+                        new=True)
         worklist = maintenance.worklist(memory.conn)
         assert {c.kind for c in worklist} == {"hotspot", "contradiction", "unsupported", "duplicate"}
         assert memory.snapshot()["dismissals"]  # a dismissed candidate stays out of both

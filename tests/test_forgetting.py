@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 
+from memlens.store import datasets
 from memlens.store.errors import Forgotten
 from memlens.store.facts import FactInput
 
@@ -114,9 +115,10 @@ def test_forget_fact_says_which_entity_names_stay_and_forgets_them_on_request(cl
     facts = {f["relation"]: f["id"] for f in json.loads(cli("facts", "--json").stdout)}
     kept = cli("forget", "fact", facts["has_password"])
     assert kept.exit_code == 0
+    project = datasets.project_name()     # the command it offers names the dataset, to run from any folder
     assert kept.output.strip() == (f"forgot fact {facts['has_password'][:8]}; no fact names these entities any more, "
                                    "and their names stay: 'hunter2' (forget them with --with-orphans, or "
-                                   "`memlens forget entity NAME`)")
+                                   f"`memlens forget entity NAME -d {project}`)")
     gone = json.loads(cli("forget", "fact", facts["hosts"], "--with-orphans", "--json").stdout)
     assert gone["orphans_forgotten"] and [o.keys() for o in gone["orphans"]] == [{"id"}, {"id"}]
     assert sorted(e["name"] for e in json.loads(cli("export", "-o", "-").stdout)["entities"]) == ["hunter2"]

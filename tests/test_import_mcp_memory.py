@@ -70,7 +70,7 @@ def test_the_servers_file_reads_as_typed_entities_ordered_observations_and_relat
     snapshot = read_snapshot("mcp-memory", STATES[0])
     entities = by_name(snapshot)
     assert {name: entities[name]["type"] for name in ("billing-service", "Priya Natarajan", "payments-db", HOSTILE)} == {
-        "billing-service": "Service", "Priya Natarajan": "Person", "payments-db": "database",
+        "billing-service": "Service", "Priya Natarajan": "Person", "payments-db": "Database",
         HOSTILE: '<img src=x onerror="alert(2)">'}
     assert observations(snapshot, "billing-service") == [
         "001. Invoices merchants monthly", "002. Written in Go", "003. Retries failed charges 3 times"]
@@ -99,8 +99,8 @@ def test_hostile_text_arrives_verbatim():
 def test_entity_types_map_to_the_ontology_where_one_fits_and_are_kept_otherwise():
     assert [type_for(t) for t in ("person", "developers", "Company", "repo", "Services", "issue")] == [
         "Person", "Person", "Organization", "Repository", "Service", "Bug"]
-    assert [type_for(t) for t in ("programming language", "bus", "  ", "</b>")] == [
-        "programming language", "bus", "Unknown", "</b>"]
+    assert [type_for(t) for t in ("programming language", "bus", "  ", "</b>", "technology", "API")] == [
+        "Programming language", "Bus", "Unknown", "</b>", "Technology", "API"]   # one case, as Person is
 
 
 def test_relation_types_become_relation_names_by_one_rule():
@@ -360,9 +360,10 @@ def test_no_file_anywhere_is_one_error_saying_where_it_looked(cli, no_npm: Path)
     result = cli("view", "--from", "mcp-memory", "--no-open")
     assert result.exit_code == 1
     [line] = result.output.strip().splitlines()
-    assert line.startswith("Error: no mcp-memory store found: looked at ")
-    assert "beside a global install of the server" in line and "beside a server npx ran" in line
-    assert line.endswith("give its path")
+    assert line.startswith("Error: no MCP memory file found (looked beside the server's copies in ")
+    assert "/node_modules" in line
+    assert line.endswith("set MEMORY_FILE_PATH to the file the server writes, or give its path")
+    assert len(line) < 300
 
 
 def test_lenient_goes_with_mcp_memory_only(cli, tmp_path: Path):
@@ -456,3 +457,22 @@ def test_a_fifo_given_as_another_tools_store_is_refused_without_waiting(home, tm
         done = subprocess.run([*run, "import", "--from", tool, str(fifo), "-d", "piped"], capture_output=True,
                               text=True, timeout=60, env=env)
         assert done.returncode == 0, done.stderr
+
+
+def test_an_owner_changed_in_the_file_is_a_supersession(cli, tmp_path: Path):
+    path = tmp_path / "memory.jsonl"
+    entities = [{"type": "entity", "name": n, "entityType": t, "observations": []}
+                for n, t in (("billing", "service"), ("dana", "person"), ("priya", "person"), ("kafka", "library"))]
+
+    def file_says(*relations: tuple[str, str, str]) -> None:
+        write_lines(path, *(json.dumps(e) for e in entities),
+                    *(json.dumps({"type": "relation", "from": a, "to": b, "relationType": r}) for a, r, b in relations))
+
+    file_says(("billing", "owned by", "dana"), ("billing", "uses", "kafka"))
+    assert cli("import", "--from", "mcp-memory", str(path), "-d", "mm").exit_code == 0
+    file_says(("billing", "owned by", "priya"))
+    changed = json.loads(cli("import", "--from", "mcp-memory", str(path), "-d", "mm", "--json").output)
+    assert (changed["superseded"], changed["retracted"], changed["asserted"]) == (1, 1, 1)
+    facts = {f["object_name"]: f for f in json.loads(cli("facts", "--all", "-d", "mm", "--json").output)}
+    assert facts["dana"]["status"] == "superseded" and facts["dana"]["superseded_by"] == facts["priya"]["id"]
+    assert facts["kafka"]["status"] == "retracted"        # gone, and nothing took its place

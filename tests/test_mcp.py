@@ -107,7 +107,7 @@ def test_the_server_lists_every_tool_described_for_an_agent_and_none_takes_a_dat
         assert "Call it" in tool.description and "Example:" in tool.description, tool.name
         properties = set(tool.input_schema.get("properties", {}))
         assert not properties & {"dataset", "db", "path", "file", "store", "out"}, tool.name
-    assert set(tools["remember"].input_schema["properties"]) == {"facts", "override_forgotten"}
+    assert set(tools["remember"].input_schema["properties"]) == {"facts", "override_forgotten", "new_entities"}
     assert tools["recall"].annotations.read_only_hint and not tools["remember"].annotations.read_only_hint
     assert tools["forget"].annotations.destructive_hint
 
@@ -337,3 +337,31 @@ def test_maintain_pages_come_from_one_worklist_until_the_store_changes(server):
     assert len(keys) == len(set(keys)) == total
     remember(server, fact("paged-late", "owned_by", "owner-late"))   # the store changed: built anew
     assert server.data("maintain", limit=1, cursor="1")["worklist"]["total"] == total + 1
+
+
+def test_a_near_miss_is_a_tool_error_naming_the_entity_and_how_to_insist(server):
+    remember(server, fact("ledger-svc", "owned_by", "Priya Natarajan"))
+    error = server.error("remember", facts=[fact("ledger-svc", "reviewed_by", "Priya Natarjan")])
+    assert error.startswith("Error: 'Priya Natarjan' would be a new entity, and it is close to 'Priya Natarajan' "
+                            "(Person)") and "new_entities: true" in error
+    [outcome] = server.data("remember", facts=[fact("ledger-svc", "reviewed_by", "Priya Natarjan")],
+                            new_entities=True)["facts"]
+    assert outcome["outcome"] == "asserted"
+    unknown = server.error("history", ref="priya")
+    assert unknown == "Error: no entity named 'priya'; did you mean 'Priya Natarajan' (Person) or 'Priya Natarjan' (Person)?"
+
+
+def test_forget_through_the_protocol_takes_the_exact_name_among_case_twins(mcp_home, memlens, tmp_path):
+    path = tmp_path / "memory.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in [
+        {"type": "entity", "name": "Alice", "entityType": "person", "observations": ["leads payments"]},
+        {"type": "entity", "name": "alice", "entityType": "person", "observations": ["an intern"]},
+    ]) + "\n", encoding="utf-8")
+    assert memlens("import", "--from", "mcp-memory", str(path), "-d", "twins").exit_code == 0
+    with served(mcp_home, "-d", "twins") as twins:
+        refused = twins.error("forget", what="entity", ref="ALICE")
+        assert refused.startswith("Error: 'ALICE' could be 'Alice' (Person, ") and "'alice' (Person, " in refused
+        assert twins.data("history", ref="alice")["entity"]["name"] == "alice"
+        gone = twins.data("forget", what="entity", ref="alice")["forgotten"]
+        assert twins.data("history", ref="Alice")["entity"]["id"] != gone
+        assert twins.data("history", ref="alice")["entity"]["name"] == "Alice"   # the one left that folds to it

@@ -67,6 +67,7 @@ def test_an_old_store_migrates_on_its_first_write_and_reads_as_before(tmp_path: 
         keys = [r[0] for r in memory.conn.execute("SELECT name_key FROM entities ORDER BY name_key")]
         # The migrated flag drives the ordering as the reason text did: restoring lifts the end date.
         dana = next(f for f in after["facts"] if f["status"] == "superseded")
+        memory.retract(dana["superseded_by"], "the move never happened")
         memory.restore(dana["id"], "dana is back")
         assert memory.fact(dana["id"])["valid_to"] is None
     assert [tuple(row) for row in flags] == [(AUTO_REASON, 1)]

@@ -124,8 +124,13 @@ class Writer:
         gone = self.facts("retracted", "superseded")
         if not gone:
             return self.retract()
-        self.memory.restore(self.rng.choice(gone)["id"], "right after all")
-        return True
+        for fact in self.rng.sample(gone, len(gone)):
+            try:
+                self.memory.restore(fact["id"], "right after all")
+                return True
+            except Conflict:   # a value a later one closed, while that one holds: another
+                continue
+        return self.retract()
 
     def supersede(self) -> bool:
         a, b = self.rng.sample(self.facts("current"), 2)

@@ -33,6 +33,7 @@ def test_a_snapshot_of_a_store_without_a_file_still_carries_its_ledger(memory):
     copy = sqlite3.connect(":memory:", isolation_level=None)
     copy.row_factory = sqlite3.Row
     memory.conn.backup(copy)
-    taken = snapshot.build(copy, expected["dataset"])
+    flag = expected["dataset_flag"]
+    taken = snapshot.build(copy, expected["dataset"], [flag["option"], flag["value"]])
     assert taken["ledger"] and taken["ledger"] == expected["ledger"]
     assert taken == expected

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import shlex
 
-from memlens.viewer.model.worklist import next_command, shell_quoted, task_of
+from memlens.viewer.model.printed_commands import shell_quoted, with_flag
+from memlens.viewer.model.worklist import next_command, task_of
 
 
 def names(mapping: dict[str, str]):
@@ -50,19 +51,37 @@ def test_maintain_ends_with_the_next_command_and_running_it_settles_the_first_ta
     result = cli("maintain", "-d", "demo")
     assert result.exit_code == 0
     last = result.output.strip().splitlines()[-1]
-    assert last.startswith("next, if the second holds: memlens supersede ")
+    assert last.startswith("next, if the second holds: memlens supersede ") and last.endswith(" -d demo")
+    assert "hook" not in result.output     # no bundle configured: nothing to say about it
     before = json.loads(cli("maintain", "-d", "demo", "--json").output)["worklist"]
     assert [item["kind"] for item in before] == ["contradiction"]
     command = shlex.split(last.split(": ", 1)[1])
-    assert command[:2] == ["memlens", "supersede"] and command[-2:] == ["--reason", "..."]
-    settled = cli(*command[1:-1], "the docker-compose mapping is what production runs", "-d", "demo")
+    assert command[:2] == ["memlens", "supersede"] and command[-4:] == ["--reason", "...", "-d", "demo"]
+    settled = cli(*command[1:-3], "the docker-compose mapping is what production runs", "-d", "demo")
     assert settled.exit_code == 0, settled.output
     assert json.loads(cli("maintain", "-d", "demo", "--json").output)["worklist"] == []
-    assert cli("maintain", "-d", "demo").output.strip().splitlines()[-1] == "next: memlens view    (nothing to review)"
+    assert cli("maintain", "-d", "demo").output.strip().splitlines()[-1] == \
+        "next: memlens view -d demo    (nothing to review)"
 
 
 def test_next_command_with_nothing_to_review_points_at_the_report():
-    assert next_command([], names({})) == "next: memlens view    (nothing to review)"
+    assert next_command([], names({}), lambda _: None) == "next: memlens view    (nothing to review)"
+    assert next_command([], names({}), lambda _: None, ("--db", "/my store.sqlite")) == \
+        "next: memlens view --db '/my store.sqlite'    (nothing to review)"
+
+
+def test_a_hotspots_next_command_names_its_values_not_forgotten_ones(cli):
+    assert cli("remember", "billing:Service --owned_by--> dana:Person", "-e", "x", "-d", "t").exit_code == 0
+    assert cli("remember", "billing --owned_by--> priya:Person", "-e", "y", "-d", "t").exit_code == 0
+    lines = cli("maintain", "-d", "t").output.strip().splitlines()
+    assert lines[-1].startswith("next, if priya replaced dana: memlens supersede ")
+    assert "forgotten" not in "\n".join(lines)
+
+
+def test_commands_in_messages_carry_the_dataset_flag():
+    assert with_flag("see `memlens maintain`, then `memlens types add NAME`", ("-d", "demo")) == \
+        "see `memlens maintain -d demo`, then `memlens types add NAME -d demo`"
+    assert with_flag("see `memlens maintain`", ()) == "see `memlens maintain`"
 
 
 def test_the_demos_contradiction_reads_with_its_confidence_in_the_report(cli, tmp_path):

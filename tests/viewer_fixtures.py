@@ -230,6 +230,7 @@ class SnapshotBuilder:
         body: dict[str, Any] = {
             "format": "memlens-snapshot/1",
             "dataset": self.dataset,
+            "dataset_flag": {"option": "-d", "value": self.dataset},
             "generated_at": self.ledger[-1]["at"] if self.ledger else record_time(self.start),
             "hash": "",
             "memlens_version": "0.1.0",

@@ -314,7 +314,7 @@ def after_maintenance(memory: "Memory") -> str:
     """The built-in after-maintenance hook: bring every configured bundle up to date."""
     bundles = configured(memory.path)
     if not bundles:
-        return "no bundles configured (memlens bundles add PATH)"
+        return ""   # nothing to do, nothing to say: `memlens maintain` prints no line for it
     from .cli.app import error_line   # the one line every error becomes
 
     messages, failures = [], []

@@ -75,8 +75,22 @@ def locate(tool: str, path: str | Path | None = None) -> Path:
     for candidate, _why in candidates:
         if candidate.is_file():
             return candidate
+    if tool == mcp_memory_file.TOOL:
+        raise SourceNotFound(_no_memory_file(candidates))
     looked = " or ".join(f"{candidate} ({why})" for candidate, why in candidates)
     raise SourceNotFound(f"no {tool} store found: looked at {looked}; give its path")
+
+
+def _no_memory_file(candidates: list[tuple[Path, str]]) -> str:
+    """One short line: how to name the file, and where it was looked for (the `node_modules` folders
+    the server's copies would be in: the first three, then a count)."""
+    def modules(path: Path) -> str:
+        return str(next((p for p in path.parents if p.name == "node_modules"), path.parent))
+
+    roots = list(dict.fromkeys(modules(candidate) for candidate, _ in candidates))
+    shown = ", ".join(roots[:3]) + (f" and {len(roots) - 3} more" if len(roots) > 3 else "")
+    return (f"no MCP memory file found (looked beside the server's copies in {shown}); set MEMORY_FILE_PATH "
+            "to the file the server writes, or give its path")
 
 
 def memory_file(path: str | Path | None = None, *, lenient: bool = False, allow_empty: bool = False) -> MemoryFile:

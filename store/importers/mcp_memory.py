@@ -64,7 +64,8 @@ _ORDINAL = re.compile(r"(\d+)\. ")
 
 
 def type_for(entity_type: str) -> str:
-    """The ontology type an entityType names, or the entityType itself (spaces collapsed)."""
+    """The ontology type an entityType names, or the entityType itself (spaces collapsed) with a
+    capital first letter, as the ontology's own are written: `technology` beside `Person`."""
     written = " ".join(entity_type.split())
     if not written:
         return UNKNOWN_TYPE
@@ -72,7 +73,7 @@ def type_for(entity_type: str) -> str:
     for candidate in (key, key[:-1] if key.endswith("s") else None, key[:-2] if key.endswith("es") else None):
         if candidate and candidate in _BY_KEY:
             return _BY_KEY[candidate]
-    return written
+    return written[:1].upper() + written[1:]
 
 
 def relation_name(relation_type: str) -> str:

@@ -10,7 +10,9 @@ import click
 
 from memlens.store.errors import MemlensError
 
+from ..model.printed_commands import with_flag
 from . import fast_exit
+from .options import DATASET_FLAG
 
 
 def error_line(exc: Exception) -> str:
@@ -82,7 +84,7 @@ class MemlensGroup(click.Group):
         except Exception as exc:
             if is_a_bug(exc) and os.environ.get("MEMLENS_DEBUG"):
                 raise
-            raise click.ClickException(error_line(exc)) from None
+            raise click.ClickException(with_flag(error_line(exc), ctx.meta.get(DATASET_FLAG, ()))) from None
 
 
 @click.group(cls=MemlensGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,6 +1,8 @@
 """Bundles kept up to date after maintenance, the hosts that trigger it, and snapshot diffs."""
 from __future__ import annotations
 
+from collections import Counter
+
 import os
 from pathlib import Path
 
@@ -222,18 +224,35 @@ def diff(old, new, db, dataset, as_json):
     emit(as_json, changes, lambda: _echo_changes(changes))
 
 
+# More new ledger rows than this are counted by action, not listed.
+LEDGER_ROWS_LISTED = 20
+
+
 def _echo_changes(changes: dict) -> None:
     times = Times.of([changes["from"]["generated_at"], changes["to"]["generated_at"]])
     click.echo(f"from {times(changes['from']['generated_at'])} to {times(changes['to']['generated_at'])} (UTC)")
+    memories = changes.get("memories") or {}
+    if memories.get("same") is False:
+        names = " and ".join(printable(str(memories.get(end) or "?")) for end in ("from", "to"))
+        click.echo(click.style(f"these are two different memories ({names}): their ledgers share no history, so "
+                               "what one holds and the other does not is listed as added or removed", fg="yellow"))
     if not any(changes["counts"].values()):
         click.echo("no changes")
     for kind, items in changes["changes"].items():
         if not items:
             continue
         click.echo(click.style(f"{kind.replace('_', ' ')} ({len(items)})", bold=True))
+        if kind == "ledger_rows_added" and len(items) > LEDGER_ROWS_LISTED:
+            actions = Counter(item["action"] for item in items)
+            click.echo("  " + ", ".join(f"{action} {count}" for action, count in sorted(actions.items())))
+            continue
         for item in items:
-            if "relation" in item:
+            if kind == "ledger_rows_added":
+                click.echo(printable(f"  #{item['seq']}  {item['at']}  {item['actor']}  {item['action']} {item['kind']}"))
+            elif "relation" in item:
                 click.echo(printable(f"  {item['id'][:8]}  {item['subject']} --{item['relation']}--> {item['object']}"))
+                for evidence in item.get("evidence_added", []):
+                    click.echo(printable(f"      + evidence {evidence}"))
             else:
                 click.echo(printable(f"  {item['id'][:8]}  {item.get('name', '')}".rstrip()))
 

@@ -5,6 +5,9 @@ import click
 
 from memlens.store import datasets, demo as demo_memory
 
+from memlens.store.datasets import flag_for
+
+from ..model.printed_commands import flag_words
 from .formatting import echo_candidates, fact_line, fact_times, printable, stats_line
 from .options import emit
 
@@ -45,10 +48,10 @@ def demo(db, as_json, dataset, force):
             click.echo(fact_line(fact, times=times))
         click.echo(click.style(f"\nmaintenance worklist ({len(worklist)}):", bold=True))
         echo_candidates(worklist[:6])
+        named = flag_words(flag_for(path))
         if len(worklist) > 6:
-            click.echo(f"… and {len(worklist) - 6} more (memlens maintain -d {stats['dataset']})")
-        hint = f"--db {path}" if db else f"-d {stats['dataset']}"
-        click.echo(f"\nnext: memlens facts {hint}   memlens view {hint}")
+            click.echo(f"… and {len(worklist) - 6} more (memlens maintain{named})")
+        click.echo(f"\nnext: memlens facts{named}   memlens view{named}")
 
     emit(as_json, stats, text)
 

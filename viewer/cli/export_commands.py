@@ -131,6 +131,8 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
         raise click.UsageError("only --format json can be written to standard output")
     _refuse_folder_for_a_file(out, fmt)
     path = Path(out)
+    if not to_stdout:
+        refuse_a_file_memlens_did_not_write(path, fmt)
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
@@ -147,6 +149,38 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
          f"wrote {path} ({fmt}, {snapshot['stats']['facts']} facts)")
     for message in regeneration.kept_note(Way.named(path).path, fmt):
         note(message)
+
+
+# What every file of a format memlens writes holds (a report's generator tag, a snapshot's format,
+# the note GraphML and GEXF carry), looked for in the file a write would replace.
+_WRITTEN_BY_MEMLENS = {
+    "html": (b'<meta name="generator" content="memlens">',),
+    "json": (b'"format": "memlens-snapshot/1"', b'"format":"memlens-snapshot/1"'),
+    "graphml": (b"memlens export --format json",),
+    "gexf": (b"memlens export --format json",),
+}
+_SCANNED = 1 << 20
+
+
+def refuse_a_file_memlens_did_not_write(path: Path, fmt: str) -> None:
+    """An existing file is replaced only if it is what memlens writes in that format: `-o notes.md`
+    never overwrites notes. (A site's folder is checked by the site's own writer.)"""
+    marks = _WRITTEN_BY_MEMLENS.get(fmt)
+    if marks is None or not path.exists() and not path.is_symlink():
+        return
+    if path.is_symlink() or not path.is_file():
+        raise BundleError(f"{path} is not a regular file; memlens writes only its own files, never through a link")
+    if path.stat().st_size == 0:
+        return
+    tail = b""
+    with path.open("rb") as file:
+        while chunk := file.read(_SCANNED):
+            scanned = tail + chunk
+            if any(mark in scanned for mark in marks):
+                return
+            tail = scanned[-64:]
+    raise BundleError(f"{path} exists and is not a {fmt} file memlens wrote; memlens replaces only its own files: "
+                      "remove it, or write to another name")
 
 
 def _refuse_folder_for_a_file(out: str, fmt: str) -> None:
@@ -184,6 +218,8 @@ def view(out, no_open, show_superseded, if_changed, source, lenient, allow_empty
       memlens view --from mnemo ~/.mnemo-mcp/memories.db
       memlens view --from mcp-memory          # $MEMORY_FILE_PATH, or beside the server
     """
+    if out:
+        refuse_a_file_memlens_did_not_write(Path(out), "html")
     if source is None and if_changed:
         _refuse_memory_file_flags(source, lenient, allow_empty)
         with read_memory(db, dataset) as memory:
@@ -264,7 +300,7 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, allow_e
     emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
 
 
-_CHANGES = (("asserted", "facts asserted"), ("retracted", "retracted"), ("restored", "restored"),
+_CHANGES = (("asserted", "facts asserted"), ("superseded", "superseded"), ("retracted", "retracted"), ("restored", "restored"),
             ("entities_added", "new entities"), ("retyped", "retyped"), ("kept_forgotten", "kept forgotten"))
 
 

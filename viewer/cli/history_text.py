@@ -36,13 +36,30 @@ def _echo_versions(versions: list[dict], times: Times) -> None:
     if len(versions) == 1 and versions[0]["status"] == "current" and not versions[0]["reason"]:
         click.echo(click.style(f"    recorded {times(versions[0]['recorded_at'])}", dim=True))
         return
+    before = None
     for version in versions:
         status = version["status"]
         if version["superseded_by"]:
             status += f" by {short(version['superseded_by'])}"
         why = f" ({printable(version['reason'])})" if version["reason"] else ""
         held = f"{times(version['recorded_at'])} → {times(version['retired_at']) or 'now'}"
-        click.echo(click.style(f"    {held}: {status}{why}", dim=True))
+        click.echo(click.style(f"    {held}: {status}{why}{_validity_change(before, version, times)}", dim=True))
+        before = version
+
+
+def _validity_change(before: dict | None, version: dict, times: Times) -> str:
+    """What a version says of valid time that the one before did not: a reassertion with other
+    dates is a second "current" version, which without this would read as the first again."""
+    def valid(v: dict) -> str:
+        return f"{times(v['valid_from']) or '…'} → {times(v['valid_to']) or 'now'}"
+
+    if version["valid_from"] is None and version["valid_to"] is None and before is None:
+        return ""
+    if before is None:
+        return f", valid {valid(version)}"
+    if (before["valid_from"], before["valid_to"]) == (version["valid_from"], version["valid_to"]):
+        return ""
+    return f", valid {valid(version)} (was {valid(before)})"
 
 
 def _echo_ledger(found: dict, facts: list[dict], times: Times) -> None:

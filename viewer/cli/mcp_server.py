@@ -27,8 +27,10 @@ from mcp_types import (INVALID_REQUEST, PARSE_ERROR, CallToolResult, ErrorData, 
                        ToolAnnotations)
 from pydantic import ValidationError
 
+from memlens.store.datasets import flag_for
 from memlens.store.version import VERSION
 
+from ..model.printed_commands import with_flag
 from .app import error_line, is_a_bug
 from .mcp_tools import MemoryTools
 
@@ -100,7 +102,7 @@ class MemlensServer(MCPServer):
             if isinstance(cause, Exception):
                 if is_a_bug(cause) and os.environ.get("MEMLENS_DEBUG"):
                     logger.error("tool %s failed", name, exc_info=cause)
-                return failure(error_line(cause))
+                return failure(with_flag(error_line(cause), flag_for(self.memory_tools.path)))
             return failure(re.sub(r"\s+", " ", str(exc)))
 
     async def run_stdio_async(self) -> None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memlens.store import datasets, pages, recall
 from memlens.store.db import read
-from memlens.store.errors import InvalidInput, StoreNotFound
+from memlens.store.errors import InvalidInput, NearMiss, StoreNotFound
 from memlens.store.facts import FactInput
 from memlens.store.ids import short
 from memlens.store.maintenance import Candidate
@@ -138,6 +138,7 @@ class MemoryTools:
     def memory(self) -> Memory:
         if self._memory is None:
             self._memory = Memory(self.path, actor=self.actor)
+            self._memory.repository = datasets.repository_of(self.path)   # its evidence, checked in its folder
         self._memory.actor = self.actor
         return self._memory
 
@@ -161,6 +162,9 @@ class MemoryTools:
         facts: Annotated[list[Fact], Field(min_length=1, description="The facts, all written or none.")],
         override_forgotten: Annotated[bool, Field(
             description="Assert a fact or entity that was forgotten, on purpose (a person asked for it).")] = False,
+        new_entities: Annotated[bool, Field(description=(
+            "Create the new entities named even where a name is close to an existing one's (the answer to "
+            "a refusal that named the entity you may have meant, when yours is another)."))] = False,
     ) -> str:
         """Remember facts about the project: subject --relation--> object, with evidence and valid time.
 
@@ -169,7 +173,10 @@ class MemoryTools:
         <date>'), and valid_from when the fact became true at a known date. Saying a fact again
         adds its evidence; a fact judged superseded or retracted stays so. On a functional relation
         (see `functional`) a newer value supersedes the old one, and an older one is filed as history.
-        All facts are written together or none is.
+        All facts are written together or none is. Name entities as they are stored (case and
+        separators do not matter); a new name close to an existing one (a first name only, a
+        misspelling) is refused with the names you may have meant, unless new_entities. Relations
+        are stored in snake case ('owned by' becomes owned_by).
 
         Example: {"facts": [{"subject": "billing-service", "subject_type": "Service", "relation": "owned_by",
         "object": "alice", "object_type": "Person", "evidence": ["user said 2026-03-02"],
@@ -177,7 +184,12 @@ class MemoryTools:
         Answer: {"facts": [{"id": "...", "outcome": "asserted", "superseded": []}]}; outcome is asserted,
         reasserted, kept superseded, kept retracted or filed as history.
         """
-        outcomes = self.memory.remember([fact.as_input() for fact in facts], override_forgotten=override_forgotten)
+        try:
+            outcomes = self.memory.remember([fact.as_input() for fact in facts], override_forgotten=override_forgotten,
+                                            new=new_entities)
+        except NearMiss as refused:
+            raise refused.insisting(f"call remember again with new_entities: true to create {refused.name!r} "
+                                    "anyway") from None
         return answer({"facts": [{"id": o.fact_id, "outcome": o.outcome, "superseded": o.superseded}
                                  for o in outcomes]})
 
@@ -308,16 +320,19 @@ class MemoryTools:
         return answer({"superseded": old_id, "by": new_id})
 
     async def restore(self, fact: FactRef, reason: Reason) -> str:
-        """Make a superseded or retracted fact current again; on a functional relation it becomes
-        the present value.
+        """Make a superseded or retracted fact current again, in its own place in valid time: on a
+        functional relation it is the present value unless a later value began after it.
 
-        Call it when a judgement was wrong (the change was reverted).
+        Call it when a judgement was wrong (the change was reverted). A value that a later one
+        closed, while that one still holds, is refused: retract the later value if it was wrong,
+        or remember the value again with valid_from for when it came back (a holding of its own).
 
         Example: {"fact": "1a2b3c4d", "reason": "the move to zoneinfo was reverted"}
-        Answer: {"restored": "<id>", "superseded": ["<ids it replaced>"]}
+        Answer: {"restored": "<id>", "status": "current", "superseded": ["<ids the order replaced>"]}
         """
         replaced = self.existing.restore(fact, reason)
-        return answer({"restored": self.existing.fact(fact)["id"], "superseded": replaced})
+        view = self.existing.fact(fact)
+        return answer({"restored": view["id"], "status": view["status"], "superseded": replaced})
 
     async def retract(self, fact: FactRef, reason: Reason) -> str:
         """Withdraw a fact that was never true. Unlike `forget`, it stays in the history as retracted.
@@ -379,18 +394,20 @@ class MemoryTools:
         kept). To correct a fact, use supersede or retract, which keep the history.
 
         Example: {"what": "fact", "ref": "1a2b3c4d"}  or  {"what": "entity", "ref": "parental leave"}
-        Answer: {"forgotten": "<id>", "facts": ["<ids of the entity's facts>"]}
+        Answer: {"forgotten": "<id>", "facts": ["<ids of the entity's facts, or the fact's other holdings>"]}
         """
         if what == "fact":
-            return answer({"forgotten": self.existing.forget_fact(ref).fact_id, "facts": []})
+            done = self.existing.forget_fact(ref)
+            return answer({"forgotten": done.fact_id, "facts": list(done.holdings)})
         entity_id, fact_ids = self.existing.forget_entity(ref)
         return answer({"forgotten": entity_id, "facts": fact_ids})
 
     async def maintain(self, limit: Limit = 50, cursor: Cursor = None) -> str:
         """The maintenance worklist: what wants a judgement. Hotspots (several current values of a
         relation that holds one value: declared functional, or one like owned_by, version or
-        status), open contradictions, near-duplicate entity names and facts without
-        evidence, minus what was dismissed. It decides nothing. The first page also runs the
+        status), open contradictions, names that may be one entity (merge them), relations written
+        more than one way, facts whose evidence points into the repository at a file gone or at lines
+        changed since the fact was recorded, and facts without evidence, minus what was dismissed. It decides nothing. The first page also runs the
         after-maintenance hooks (they regenerate the configured reports) and reports them.
 
         Call it at the end of a task, or when asked to tidy the memory; then supersede, contest,
@@ -409,8 +426,9 @@ class MemoryTools:
         else:
             candidates, results = self._later_page_of_worklist(memory), []
         items = [self._candidate(c.as_dict()) for c in candidates[page.offset:page.offset + page.limit]]
+        note = {"evidence_note": memory.evidence_note} if memory.evidence_note else {}
         return answer({"worklist": {"total": len(candidates), "items": items},
-                       "hooks": [r.as_dict() for r in results], "next_cursor": _next(page, len(candidates))})
+                       "hooks": [r.as_dict() for r in results], "next_cursor": _next(page, len(candidates))} | note)
 
     def _later_page_of_worklist(self, memory: Memory) -> list[Candidate]:
         state = memory.content_hash()

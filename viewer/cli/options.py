@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memlens.store import datasets
+from memlens.store.errors import MemlensError
 
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
@@ -19,6 +20,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON f
 
 # Where a group (`memlens types -d demo ...`) leaves the dataset its subcommands read by default.
 _GROUP_DATASET = "memlens.group_dataset"
+# Where a command leaves the flag naming its dataset (datasets.flag_for), for the error it may end in.
+DATASET_FLAG = "memlens.dataset_flag"
 
 
 def _where(command: Callable) -> Callable:
@@ -34,9 +37,14 @@ def dataset_options(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def with_group_dataset(*args, **kwargs):
-        inherited = click.get_current_context().meta.get(_GROUP_DATASET)
+        context = click.get_current_context()
+        inherited = context.meta.get(_GROUP_DATASET)
         if inherited and kwargs.get("db") is None and kwargs.get("dataset") is None:
             kwargs["db"], kwargs["dataset"] = inherited
+        try:   # what the commands an error names must carry to run from any folder (app.MemlensGroup)
+            context.meta[DATASET_FLAG] = datasets.flag_for(datasets.resolve(kwargs.get("db"), kwargs.get("dataset")))
+        except MemlensError:   # a name no dataset can have: the command says so itself
+            pass
         return command(*args, **kwargs)
 
     return _where(json_option(with_group_dataset))
@@ -64,14 +72,20 @@ def open_memory(db: str | None, dataset: str | None, actor: str | None = None, *
     """The dataset opened for a write (and migrated); made on the way unless `must_exist`."""
     from memlens.store.memory import Memory   # here: `memlens brief` starts without it (app.MemlensGroup)
 
-    return Memory(datasets.resolve(db, dataset), actor=actor, create=not must_exist)
+    return _in_its_repository(Memory(datasets.resolve(db, dataset), actor=actor, create=not must_exist))
 
 
 def read_memory(db: str | None, dataset: str | None) -> "Memory":
     """The dataset opened read-only: never created, migrated or written."""
     from memlens.store.memory import Memory
 
-    return Memory(datasets.resolve(db, dataset), readonly=True)
+    return _in_its_repository(Memory(datasets.resolve(db, dataset), readonly=True))
+
+
+def _in_its_repository(memory: "Memory") -> "Memory":
+    """The project's dataset, opened in its folder, checks its evidence against the work tree there."""
+    memory.repository = datasets.repository_of(memory.path)
+    return memory
 
 
 def emit(as_json: bool, data: Any, text: Callable[[], None] | str | None = None) -> None:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import click
 
 from memlens.store import datasets
+from memlens.store.datasets import flag_for
 from memlens.store.errors import StoreUnreadable
 from memlens.store.memory import Memory
 
@@ -141,14 +143,19 @@ def datasets_command(db, dataset, as_json):
 
 @click.command()
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing unless something fails (for hooks).")
+@click.option("--repo", "repository", type=click.Path(file_okay=False, exists=True),
+              help="The git work tree the evidence points into (default: this folder, for its project's dataset).")
 @dataset_options
 @actor_option
-def maintain(quiet, db, dataset, as_json, actor):
+def maintain(quiet, repository, db, dataset, as_json, actor):
     """Show the maintenance worklist, then run the after-maintenance hooks.
 
     The worklist holds hotspots (several current values of a relation that holds one per subject:
     declared functional, replaced before, or named like owned_by, version, status), open
-    contradictions, near-duplicate names and facts without evidence, minus what was dismissed.
+    contradictions, names that may be one entity, relations written more than one way, facts whose
+    evidence points into the repository at a file gone or at lines git says changed after the fact
+    was recorded (in the project's folder, or with --repo), and facts without evidence, minus what
+    was dismissed.
     It decides nothing, and ends with the next command to run. A failing hook is reported and makes the exit status 1; it never undoes
     maintenance.
 
@@ -158,18 +165,29 @@ def maintain(quiet, db, dataset, as_json, actor):
       memlens maintain --quiet     # as run by a host's session-end hook
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
+        if repository is not None:
+            memory.repository = Path(repository)
         candidates, results = memory.maintain()
-        # the names a duplicate's merge command takes (a candidate's refs are ids)
+        evidence_note = memory.evidence_note
+        # what the first task's sentence and commands name: its refs are ids
         wanted = sorted({ref for c in candidates[:1] for ref in c.refs})
         names = dict(memory.conn.execute(
             f"SELECT id, name FROM entities WHERE id IN ({','.join('?' * len(wanted))})", wanted).fetchall())
+        facts = {fid: (f["subject_name"], f["relation"], f["object_name"]) for fid, f in memory.facts_by_id(wanted).items()}
+        flag = flag_for(memory.path)
     data = {"worklist": [c.as_dict() for c in candidates], "hooks": [r.as_dict() for r in results]}
+    if evidence_note:
+        data["evidence_note"] = evidence_note
 
     def text() -> None:
         echo_candidates(data["worklist"])
+        if evidence_note:
+            note(printable(evidence_note))
         for result in results:
+            if result.ok and not result.message:   # a hook that had nothing to do says nothing
+                continue
             note(printable(f"hook {result.name}: {'ok' if result.ok else 'FAILED'}: {result.message}"))
-        for line in next_command(data["worklist"], names.get).splitlines():   # what to run now
+        for line in next_command(data["worklist"], names.get, facts.get, flag).splitlines():   # what to run now
             note(printable(line))
 
     if quiet:

@@ -7,9 +7,12 @@ from collections import Counter
 import click
 
 from memlens.store import datasets, ontology
+from memlens.store.datasets import flag_for
+from memlens.store.errors import NearMiss
 from memlens.store.ids import short
 from memlens.store.triples import parse_jsonl, parse_triple
 
+from ..model.printed_commands import flag_words
 from .formatting import fact_line, plural
 from .options import (actor_option, dataset_group, dataset_options, emit, json_option, note, open_memory,
                       read_memory)
@@ -24,15 +27,19 @@ from .progress import Progress
 @click.option("-e", "--evidence", multiple=True, help="Where it comes from: repo://path#L1-L9, a URL, 'user said ...'.")
 @click.option("--desc", "description", default="", help="A description of the fact.")
 @click.option("--override", is_flag=True, help="Assert a forgotten fact or entity again, on purpose.")
+@click.option("--new", "new", is_flag=True,
+              help="Create the new entities named even where a name is close to an existing one's.")
 @click.option("-v", "--verbose", is_flag=True, help="With --stdin, list every fact, not only the counts.")
 @dataset_options
 @actor_option
-def remember(facts, from_stdin, valid_from, valid_to, evidence, description, override, verbose, db, dataset,
+def remember(facts, from_stdin, valid_from, valid_to, evidence, description, override, new, verbose, db, dataset,
              as_json, actor):
     """Remember facts: 'subject:Type --relation--> object:Type'.
 
-    Types are needed only for entities that are new. Several facts may be given at once; they are
-    written together or not at all. Facts given as arguments are listed one a line; a --stdin batch
+    Types are needed only for entities that are new. A name is found as it is written, then
+    whatever its case and separators; a new name close to an existing one (a first name, a
+    misspelling) is refused, naming it, unless --new. Relations are stored in snake case
+    ('owned by' is owned_by). Several facts may be given at once; they are written together or not at all. Facts given as arguments are listed one a line; a --stdin batch
     is summed up by outcome (--verbose lists each fact, --json gives them all as data).
 
     \b
@@ -57,7 +64,10 @@ def remember(facts, from_stdin, valid_from, valid_to, evidence, description, ove
         ]
     with open_memory(db, dataset, actor) as memory, Progress(len(items), enabled=not as_json) as progress:
         progress.stage(f"remembering {len(items)} facts")
-        outcomes = memory.remember(items, override_forgotten=override, each=lambda _: progress.advance())
+        try:
+            outcomes = memory.remember(items, override_forgotten=override, new=new, each=lambda _: progress.advance())
+        except NearMiss as refused:
+            raise refused.insisting(f"add --new to create {refused.name!r} anyway") from None
         listed = as_json or verbose or not from_stdin
         views = memory.facts_by_id([o.fact_id for o in outcomes]) if listed else {}
 
@@ -128,9 +138,12 @@ def supersede(old, new, reason, db, dataset, as_json, actor):
 @dataset_options
 @actor_option
 def restore(fact, reason, db, dataset, as_json, actor):
-    """Make a superseded or retracted FACT current again.
+    """Make a superseded or retracted FACT current again, in its own place in valid time.
 
-    On a functional relation the restored value becomes the present one.
+    On a functional relation the order places it: it is the present value unless a later one
+    began after it. A value that a later one closed, while that one still holds, is refused
+    (its time would run over the later one's): retract the later value if it was wrong, or
+    remember this one again with --valid-from for when it came back.
 
     \b
     Example:
@@ -139,7 +152,8 @@ def restore(fact, reason, db, dataset, as_json, actor):
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         replaced = memory.restore(fact, reason)
         view = memory.fact(fact)
-    emit(as_json, {"restored": view["id"], "superseded": replaced}, lambda: click.echo(fact_line(view)))
+    emit(as_json, {"restored": view["id"], "status": view["status"], "superseded": replaced},
+         lambda: click.echo(fact_line(view)))
 
 
 @click.command()
@@ -236,14 +250,17 @@ def forget_fact(fact, with_orphans, db, dataset, as_json, actor):
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         done = memory.forget_fact(fact, with_orphans=with_orphans)
+        flag = flag_for(memory.path)
     text = f"forgot fact {short(done.fact_id)}"
+    if done.holdings:  # the same value's other periods: one statement, forgotten whole
+        text += f" and its other {plural(len(done.holdings), 'holding')} ({', '.join(short(i) for i in done.holdings)})"
     if done.orphans and with_orphans:  # a forgotten name is not said again
         text += (f" and {plural(len(done.orphans), 'entity', 'entities')} only it named: "
                  f"{', '.join(short(i) for i, _ in done.orphans)}")
     elif done.orphans:
         names = ", ".join(repr(name) for _, name in done.orphans)
         text += (f"; no fact names these entities any more, and their names stay: {names} "
-                 "(forget them with --with-orphans, or `memlens forget entity NAME`)")
+                 f"(forget them with --with-orphans, or `memlens forget entity NAME{flag_words(flag)}`)")
     emit(as_json, done.as_dict(), text)
 
 

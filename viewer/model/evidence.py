@@ -1,8 +1,9 @@
-"""Which evidence strings may become clickable links."""
+"""Which evidence strings may become clickable links, and which facts' evidence changed since."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 LINK_SCHEMES = frozenset({"http", "https"})
@@ -19,3 +20,11 @@ def is_web_link(evidence: str) -> bool:
     except ValueError:
         return False
     return parts.scheme in LINK_SCHEMES and bool(parts.netloc)
+
+
+def evidence_changed(snapshot: dict[str, Any]) -> list[str]:
+    """The facts a snapshot says cite files gone or lines changed since (store/evidence.py), for
+    the mark on their cards; none from a snapshot made where no repository was checked."""
+    check = snapshot.get("evidence_check")
+    found = check.get("changed") if isinstance(check, dict) else None
+    return [fid for fid in found if isinstance(fid, str)] if isinstance(found, list) else []

@@ -21,6 +21,7 @@ from ..model.time_axis import short_record_time
 from ..model.snapshot_index import SnapshotIndex
 from ..model.timeline import Timeline, TimelineBuilder, entity_timelines, functional_timelines
 from ..model.timeline_svg import timeline_svg
+from ..model.printed_commands import dataset_flag
 from ..model.worklist import KindGroup, Task, dismissal_groups, task_of, worklist_groups
 from . import assets
 from .csp import content_security_policy
@@ -178,7 +179,7 @@ def work_items(rows: list[dict[str, Any]], index: SnapshotIndex, links: Links) -
     contradictions = {c["id"]: c for c in index.snapshot.get("contradictions", [])}
     return [WorkItem(str(i.get("key")), str(i.get("kind")), str(i.get("summary") or ""),
                      [ref_view(r, index, links, contradictions) for r in i.get("refs") or []],
-                     task_of(i, index.name, fact_words_in(index)))
+                     task_of(i, index.name, fact_words_in(index), dataset_flag(index.snapshot)))
             for i in rows]
 
 

@@ -126,6 +126,9 @@ class SiteItems:
                          'archived</span>')
         if contested:
             parts.append('<strong class="tag tag-contested">contested</strong>')
+        if card.evidence_changed:   # as the report's card marks it (detail_panel.js)
+            parts.append('<strong class="tag tag-stale" title="the file it cites is gone, or git says the cited lines '
+                         'changed after it was recorded">evidence changed since recorded</strong>')
         if fact.get("functional"):
             parts.append('<span class="status">functional</span>')
         if fact.get("reassertions"):

@@ -82,6 +82,7 @@ class Card(NamedTuple):
     superseded_by: FactRef | None
     versions_by: tuple[FactRef, ...]                # the facts its past versions were superseded by
     events: tuple[tuple[str, str, str], ...]        # (when, what, why): contested and reasserted, for its timeline
+    evidence_changed: bool                          # the repository changed what its evidence cites since
 
 
 class Group(NamedTuple):

@@ -13,7 +13,9 @@ from typing import Any, Iterator
 
 from memlens.store.snapshot_seal import record_digests
 
+from ..model.evidence import evidence_changed
 from ..model.links import file_key
+from ..model.printed_commands import dataset_flag
 from ..model.snapshot_index import SnapshotIndex
 from ..model.worklist import dismissal_groups, task_of, worklist_groups
 from ..report.page import fact_words_in
@@ -60,6 +62,8 @@ class SiteModels:
         self._targets: dict[str, Target] = {}
         self._by_ref: dict[Any, list[int]] | None = None
         self.fact_words = fact_words_in(index)
+        self.dataset_flag = dataset_flag(snapshot)   # what every printed command carries
+        self.evidence_changed = frozenset(evidence_changed(snapshot))
         self.digest = Digests(self.base)
 
     # -- what other pages show of a thing ----------------------------------------------------------
@@ -138,7 +142,7 @@ class SiteModels:
             self._facts[fid], self.ref(fact.get("subject")), self.ref(fact.get("object")), self.plans.get(fid), opened,
             self.fact_ref(by) if by and status in ("superseded", "retracted") else None,
             tuple(self.fact_ref(f) for f in dict.fromkeys(v.get("superseded_by") for v in history) if f)
-            if history else _NONE, events)
+            if history else _NONE, events, fid in self.evidence_changed)
         return card
 
     # -- the ledger ---------------------------------------------------------------------------------
@@ -264,7 +268,7 @@ class SiteModels:
     def task_row(self, which: str, row: dict[str, Any]) -> TaskRow:
         if which != "open":
             return TaskRow(row, "", _NONE, _NONE)
-        task = task_of(row, self.index.name, self.fact_words)
+        task = task_of(row, self.index.name, self.fact_words, self.dataset_flag)
         return TaskRow(row, task.sentence, tuple(task.commands), tuple(self.target(str(r)) for r in row.get("refs") or ()))
 
     def maintenance_pages(self) -> tuple[MaintenancePage, list[MaintenanceGroupPage]]:

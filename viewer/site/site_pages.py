@@ -279,7 +279,7 @@ class SitePages:
         return self.whole("site_contested.html", ContestedContext(
             open=open_views, open_count=model.open_count, more_open=model.open_count - len(open_views),
             resolved=Markup("".join(rows)), resolved_count=model.resolved_count,
-            more_resolved=max(0, model.resolved_count - len(model.resolved))), "", "Contested", "contested")
+            more_resolved=max(0, model.resolved_count - len(model.resolved))), "", "Contradictions", "contested")
 
     def maintenance_row(self, which: str, row: TaskRow, items: SiteItems) -> str:
         """A worklist task or a dismissal, as the report's Maintenance tab draws it (report/maintenance_rows.py)."""

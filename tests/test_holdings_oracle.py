@@ -1,0 +1,249 @@
+"""Every as-of answer about a functional key agrees with a plain model of the key.
+
+The model is a list of holdings (a value over an interval) changed by the rules as a person states
+them, with a copy kept after every write: "which value held at valid time v, as recorded at record
+time r" is then a look at the copy of time r. Random sequences of writes (values that return,
+late arrivals, values said with an end, said again inside their interval) and judgements
+(supersede, retract, restore) are run on a store and on the model, and `facts` with
+--as-of-record, --as-of-valid and both must answer what the model answers, at every record time
+and at every month boundary.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from memlens.store.errors import MemlensError
+from memlens.store.facts import FactInput
+from memlens.store.ids import entity_id, fact_id, holding_id
+from memlens.store.memory import Memory
+from memlens.store.timefmt import record_time
+
+# a few seconds for 150: the sequences that break an interval are long ones
+SETTINGS = settings(max_examples=int(os.environ.get("MEMLENS_PROPERTY_EXAMPLES", "150")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+VALUES = ("alice", "bob", "carol")
+SUBJECT = entity_id("svc")
+FIRST_WRITE = datetime(2025, 1, 3, 12, 0, tzinfo=timezone.utc)
+WRITE_STEP = timedelta(days=23)   # record times fall between the valid dates: undated values interleave
+
+
+def month(index: int) -> str:
+    return date(2025 + index // 12, index % 12 + 1, 1).isoformat()
+
+
+# -- the model -----------------------------------------------------------------------------------
+
+@dataclass
+class Holding:
+    id: str
+    value: str
+    valid_from: str | None
+    valid_to: str | None
+    first_recorded: str
+    arrival: int
+    status: str = "current"
+    by: str | None = None
+    automatic: bool = False
+
+    @property
+    def place(self) -> tuple[str, int]:
+        return (self.valid_from or self.first_recorded, self.arrival)
+
+    def stands(self) -> bool:
+        """In the order: current, or closed by the order (not by a judgement)."""
+        return self.status == "current" or (self.status == "superseded" and self.automatic)
+
+    def holds_at(self, valid: str) -> bool:
+        return ((self.valid_from is None or self.valid_from <= valid)
+                and (self.valid_to is None or valid < self.valid_to))
+
+
+def ended_by(valid_to: str | None, next_starts: str | None) -> str | None:
+    if next_starts is None:
+        return valid_to
+    return next_starts if valid_to is None else min(valid_to, next_starts)
+
+
+class Refused(Exception):
+    pass
+
+
+class Key:
+    """One subject's owned_by values, and the key as it stood after each write."""
+
+    def __init__(self) -> None:
+        self.holdings: list[Holding] = []
+        self.arrivals = 0
+        self.recorded: list[tuple[str, list[Holding]]] = []
+        self.moved = False      # a current value's start was corrected to an earlier day
+
+    def by_id(self, id_: str) -> Holding:
+        return next(h for h in self.holdings if h.id == id_)
+
+    def say(self, value: str, valid_from: str | None, valid_to: str | None, at: str) -> str:
+        same = sorted((h for h in self.holdings if h.value == value), key=lambda h: h.place)
+        target = None
+        if same and valid_from is None:
+            target = same[-1]           # undated: the latest holding, judged as it was
+        elif same:
+            def ends_after(h: Holding) -> bool:
+                return h.valid_to is None or valid_from < h.valid_to
+            inside = [h for h in same if (h.valid_from is None or h.valid_from <= valid_from) and ends_after(h)]
+            overlapping = [h for h in same if ends_after(h)
+                           and (valid_to is None or h.valid_from is None or h.valid_from < valid_to)]
+            target = inside[-1] if inside else overlapping[0] if overlapping else None
+        if target is not None:
+            if target.status == "current" and ((valid_from and valid_from != target.valid_from)
+                                               or (valid_to and valid_to != target.valid_to)):
+                # the present value's dates corrected: it moves in the order, but the values it
+                # closed keep the ends it gave them (a known limit: they may now overlap it)
+                self.moved |= bool(valid_from and target.valid_from and valid_from < target.valid_from)
+                target.valid_from = valid_from or target.valid_from
+                target.valid_to = valid_to or target.valid_to
+                self.settle()
+            return target.id
+        triple = (SUBJECT, "owned_by", entity_id(value))
+        new_id = holding_id(*triple, valid_from) if same else fact_id(*triple)  # type: ignore[arg-type]
+        self.arrivals += 1
+        self.holdings.append(Holding(new_id, value, valid_from, valid_to, at, self.arrivals))
+        self.settle()
+        return new_id
+
+    def settle(self) -> None:
+        """All but the latest current value give way: each ends where the next standing value
+        begins, and a value a late one now follows ends where the late one begins."""
+        values = sorted((h for h in self.holdings if h.status in ("current", "superseded")), key=lambda h: h.place)
+        for loser in [h for h in values if h.status == "current"][:-1]:
+            successor = next(h for h in values[values.index(loser) + 1:] if h.stands())
+            for earlier in [h for h in values if h.status == "superseded" and h.automatic and h.by == successor.id]:
+                if earlier.place[0] < loser.place[0]:
+                    earlier.by, earlier.valid_to = loser.id, ended_by(earlier.valid_to, loser.valid_from)
+            loser.status, loser.by, loser.automatic = "superseded", successor.id, True
+            loser.valid_to = ended_by(loser.valid_to, successor.valid_from)
+
+    def supersede(self, old: Holding, new: Holding) -> None:
+        if old is new or new.status != "current" or (old.status == "superseded" and old.by == new.id):
+            raise Refused
+        old.status, old.by, old.automatic = "superseded", new.id, False
+
+    def retract(self, fact: Holding) -> None:
+        if fact.status == "retracted":
+            raise Refused
+        fact.status, fact.by, fact.automatic = "retracted", None, False
+
+    def restore(self, fact: Holding) -> None:
+        if fact.status == "current":
+            raise Refused
+        valid_to = fact.valid_to
+        if fact.by and fact.automatic:
+            successor = self.by_id(fact.by)
+            if successor.stands():
+                raise Refused    # it would run over a value that still holds
+            if successor.valid_from == valid_to:
+                later = sorted((h for h in self.holdings if h is not fact and h.stands() and h.place > fact.place),
+                               key=lambda h: h.place)
+                valid_to = later[0].valid_from if later else None
+        fact.status, fact.by, fact.automatic, fact.valid_to = "current", None, False, valid_to
+        self.settle()
+
+    def keep(self, at: str) -> None:
+        self.recorded.append((at, copy.deepcopy(self.holdings)))
+
+    def answer(self, as_of_record: str | None, as_of_valid: str | None) -> set[str]:
+        holdings = self.holdings
+        if as_of_record is not None:
+            kept = [held for at, held in self.recorded if at <= as_of_record]
+            holdings = kept[-1] if kept else []
+        if as_of_valid is None:
+            return {h.id for h in holdings if h.status == "current"}
+        return {h.id for h in holdings if h.status in ("current", "superseded") and h.holds_at(as_of_valid)}
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+class SetClock:
+    def __init__(self) -> None:
+        self.now = FIRST_WRITE
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+says = st.tuples(st.just("say"), st.integers(0, 2), st.one_of(st.none(), st.integers(0, 23)),
+                 st.one_of(st.none(), st.none(), st.integers(1, 8)))
+operations = st.lists(st.one_of(
+    says, says, says, says,
+    st.tuples(st.just("supersede"), st.integers(0, 9), st.integers(0, 9)),
+    st.tuples(st.just("retract"), st.integers(0, 9)),
+    st.tuples(st.just("restore"), st.integers(0, 9)), st.tuples(st.just("restore"), st.integers(0, 9)),
+), min_size=1, max_size=16)
+
+
+def run(memory: Memory, key: Key, clock: SetClock, op: tuple) -> bool:
+    """One write on both; whether it was made (the store refuses exactly what the model refuses)."""
+    at = record_time(clock.now)
+    if op[0] == "say":
+        _, value, start, length = op
+        valid_from = None if start is None else month(start)
+        valid_to = None if start is None or length is None else month(start + length)
+        expected = key.say(VALUES[value], valid_from, valid_to, at)
+        [outcome] = memory.remember([FactInput("svc", "owned_by", VALUES[value], "Service", "Person",
+                                               valid_from=valid_from, valid_to=valid_to)])
+        assert outcome.fact_id == expected, (op, outcome)
+        return True
+    if not key.holdings:
+        return False
+    pick = lambda i: key.holdings[i % len(key.holdings)]  # noqa: E731
+    on_model, on_store = {
+        "supersede": (lambda: key.supersede(pick(op[1]), pick(op[2])),
+                      lambda: memory.supersede(pick(op[1]).id, pick(op[-1]).id, "judged")),
+        "retract": (lambda: key.retract(pick(op[1])), lambda: memory.retract(pick(op[1]).id, "wrong")),
+        "restore": (lambda: key.restore(pick(op[1])), lambda: memory.restore(pick(op[1]).id, "right after all")),
+    }[op[0]]
+    try:
+        on_model()
+    except Refused:
+        with pytest.raises(MemlensError):
+            on_store()
+        return False
+    on_store()
+    return True
+
+
+@SETTINGS
+@given(ops=operations)
+# a restore after two retractions, which must end where the next standing value begins
+@example(ops=[("say", 0, 0, None), ("say", 1, 2, None), ("say", 2, 4, None), ("say", 0, 6, None),
+              ("retract", 1), ("retract", 3), ("restore", 0)])
+# a value said with an end past the next value's start gives way to it
+@example(ops=[("say", 0, 0, 8), ("say", 1, 3, None), ("say", 0, 10, None), ("say", 2, 1, None)])
+def test_every_as_of_answer_agrees_with_the_plain_model(tmp_path_factory, ops):
+    clock, key = SetClock(), Key()
+    with Memory(tmp_path_factory.mktemp("oracle") / "m.sqlite", actor="test:oracle", clock=clock) as memory:
+        memory.declare_functional("owned_by")
+        written, judged_apart, undated = [], False, False
+        for op in ops:
+            clock.now += WRITE_STEP
+            if run(memory, key, clock, op):
+                written.append(record_time(clock.now))
+                key.keep(written[-1])
+                judged_apart |= op[0] == "supersede"
+                undated |= op[0] == "say" and op[2] is None
+        records = [None, *written, *(record_time(clock.now - WRITE_STEP / 2) for _ in written[:1])]
+        records += [record_time(FIRST_WRITE + WRITE_STEP * n + WRITE_STEP / 2) for n in range(len(ops) + 1)]
+        valid_times = [None, *(month(m) for m in range(0, 34)), "2025-03-15", "2026-07-20"]
+        for as_of_record in records:
+            for as_of_valid in valid_times:
+                stored = {f["id"] for f in memory.facts(as_of_record=as_of_record, as_of_valid=as_of_valid)
+                          if f["relation"] == "owned_by"}
+                assert stored == key.answer(as_of_record, as_of_valid), (as_of_record, as_of_valid)
+                if as_of_valid is not None and not (judged_apart or undated or key.moved):
+                    # no two values of the key hold at once, restores and returns included
+                    assert len(stored) <= 1, (as_of_record, as_of_valid, stored)
