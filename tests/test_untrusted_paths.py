@@ -165,12 +165,18 @@ def test_a_folder_turned_into_a_link_while_maintain_runs_never_leads_outside(cli
     assert b"person11" in (docs / "memory.html").read_bytes()
 
 
-def test_a_file_at_the_report_path_that_memlens_did_not_write_is_refused_until_the_user_writes_it(cli, world):
+def test_a_file_at_the_report_path_that_memlens_did_not_write_there_is_refused_until_the_user_decides(cli, world):
     report = world.repo / "docs" / "memory.html"
     report.write_text("<p>my own notes, not a report</p>")
     configure(cli, world, "docs/memory.html")
     assert "is not the report memlens wrote there" in failed_line(maintain(cli, world))
     assert report.read_text() == "<p>my own notes, not a report</p>"
+    # a teammate's report, committed there: memlens's format, but not what this memlens wrote there
+    teammate = world.tmp / "teammate.html"
+    assert cli("export", "--db", str(world.store), "--format", "html", "-o", str(teammate)).exit_code == 0
+    report.write_bytes(teammate.read_bytes())
+    assert "is not the report memlens wrote there" in failed_line(maintain(cli, world))
+    assert report.read_bytes() == teammate.read_bytes()
     # the user decides: their own export takes the path over, and maintain keeps it current after
     assert cli("export", "--db", str(world.store), "--format", "html", "-o", "docs/memory.html").exit_code == 0
     remember(world.store, ("dave", "uses", "auth"))
