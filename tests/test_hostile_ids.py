@@ -14,7 +14,7 @@ from memlens.store.errors import InvalidInput
 from memlens.store.ids import all_usable, derived_id, usable_id
 from memlens.store.importers import read_snapshot
 from memlens.store.memory import Memory
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 from memlens.viewer.model.links import entity_page_names
 from memlens.viewer.site.build import write_site
 from memlens.store.checked_folder import CheckedFolder

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memlens.store.memory import Memory
-from memlens.store.snapshot_diff import diff
+from memlens.store.snapshot.diff import diff
 from memlens.viewer.reading import carried_over
 from memlens.viewer.site import site_models
 from memlens.viewer.site.build import write_site

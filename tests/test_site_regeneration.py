@@ -18,9 +18,9 @@ import pytest
 from memlens.store.errors import Conflict, Forgotten
 from memlens.store.facts import FactInput
 from memlens.store.importers import memory_file
-from memlens.store.mcp_memory_import import import_memory_file
+from memlens.store.importers.mcp_memory.history import import_memory_file
 from memlens.store.memory import Memory
-from memlens.store.snapshot_diff import diff
+from memlens.store.snapshot.diff import diff
 from memlens.viewer.reading import carried_over
 from memlens.viewer.site import entity_plan, site_models
 from memlens.viewer.site.build import write_site

@@ -22,7 +22,7 @@ from memlens.store import datasets
 from memlens.store.checked_folder import CheckedFolder, Way
 from memlens.store.confined import UntrustedFileError, read_regular_file
 from memlens.store.errors import BundleError, InvalidInput, NotFound
-from memlens.store.snapshot_seal import sealed_once
+from memlens.store.snapshot.seal import sealed_once
 
 from .atomic import atomic_write, check_replaceable, sweep_in
 from .written import Written, sha256_hex
@@ -210,7 +210,7 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     if holds(way, bundle.format, current):
         _sweep(way, bundle.format)   # what a killed regeneration left (a write sweeps it as it starts)
         return Regeneration(bundle, False, current)
-    from memlens.store.snapshot_diff import diff
+    from memlens.store.snapshot.diff import diff
 
     # the bundles memlens keeps in its home (`memlens view`'s report) are no one else's to write
     take_over = way.path.is_relative_to(datasets.home().resolve())

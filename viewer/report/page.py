@@ -298,7 +298,7 @@ def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
     """The single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict), in pieces that
     concatenate to the page: a writer streams them, so a 100 MB page is never one string.
 
-    `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
+    `changes` is `memlens.store.snapshot.diff.diff(old, snapshot)`: the page then has a
     "Changes since ..." panel. None shows nothing of the kind. `previous_layout` (entity id ->
     position, as `reading.read_layout` reads it from the old page) keeps the map stable,
     and `previous_looks` (type -> look, `reading.read_looks`) the types' colours.

@@ -35,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from memlens.store.canonical import canonical_text
+from memlens.store.snapshot.canonical import canonical_text
 from memlens.store.checked_folder import Way
 from memlens.store.snapshot import memlens_version
 
@@ -199,7 +199,7 @@ def write_site(snapshot: dict[str, Any], directory: str | os.PathLike[str] | Way
     to a configured one); returns its path. Only memlens's own files are written, replaced or
     removed, and only those it recorded writing (site/folder.py); everything else stays.
 
-    `changes` (from `memlens.store.snapshot_diff.diff`) adds changes.html and a panel on the graph;
+    `changes` (from `memlens.store.snapshot.diff.diff`) adds changes.html and a panel on the graph;
     `previous_layout` (entity id -> position, the old site's layout.json) keeps those entities
     where they were, and `previous_looks` (type -> look) those types' colours and shapes.
     `take_over`: a file memlens did not write at a place the site writes may be replaced (an

@@ -10,7 +10,7 @@ memlens recorded when it wrote the page (site/folder.py); every other page stays
 
 Models are NamedTuples (a frozen dataclass costs several times a tuple to make, and there are
 100,000 of them at 10,000 entities). A record of the snapshot sits in a model as a `Leaf`, whose
-bytes in a digest are the digest the snapshot's seal gave the record (store/snapshot_seal.py),
+bytes in a digest are the digest the snapshot's seal gave the record (store/snapshot/seal.py),
 never a second canonical text of it.
 """
 

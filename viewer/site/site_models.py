@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Iterator
 
-from memlens.store.snapshot_seal import record_digests
+from memlens.store.snapshot.seal import record_digests
 
 from ..model.evidence import evidence_changed
 from ..model.links import file_key

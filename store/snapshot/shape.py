@@ -19,11 +19,11 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Callable, Iterable
 
-from .errors import InvalidInput
-from .ids import all_usable, usable_id
-from .schema import STATUSES
-from .snapshot import FORMAT
-from .timefmt import record_time
+from ..errors import InvalidInput
+from ..ids import all_usable, usable_id
+from ..schema import STATUSES
+from . import FORMAT
+from ..timefmt import record_time
 
 RESOLUTIONS = ("superseded", "retracted", "dismissed", "forgotten", "merged")
 # SQLite's INTEGER is 64 bits

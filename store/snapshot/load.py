@@ -7,7 +7,7 @@ rows, and the ledger. The source's ledger rows are kept (their times and actors,
 the source), followed by one `import` row per entity, fact, contradiction and dismissal and one
 summary row; payloads carry ids and metadata only.
 
-What it accepts is checked first, field by field (snapshot_shape.py): a bundle is untrusted input.
+What it accepts is checked first, field by field (snapshot/shape.py): a bundle is untrusted input.
 Only an empty dataset is accepted. Merging two memories needs judgements (which of two
 current values holds, whether two names are one entity) that an import should not make
 silently; import into a new dataset instead.
@@ -20,14 +20,14 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from . import ledger, search
-from .db import Tx
-from .errors import Conflict, InvalidInput, StoreUnreadable
-from .ids import normalize_name
-from .memory import Memory
-from .schema import AUTO_REASON
-from .snapshot_shape import check_loadable
-from .timefmt import utc_now
+from .. import ledger, search
+from ..db import Tx
+from ..errors import Conflict, InvalidInput, StoreUnreadable
+from ..ids import normalize_name
+from ..memory import Memory
+from ..schema import AUTO_REASON
+from .shape import check_loadable
+from ..timefmt import utc_now
 
 def load_into(memory: Memory, snapshot: dict[str, Any], *, source: str) -> dict[str, Any]:
     """Write `snapshot` into `memory` (which must be empty); returns what was written, counted."""

@@ -18,10 +18,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from . import ledger
+from .. import ledger
 from .canonical import canonical_json
-from .errors import SnapshotAltered
-from .importers.assembly import content_hash
+from ..errors import SnapshotAltered
+from ..importers.assembly import content_hash
 
 SEAL_FORMAT = "memlens-seal/1"
 RECORD_LISTS = ("entities", "facts", "contradictions", "dismissals")
