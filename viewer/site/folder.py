@@ -19,7 +19,7 @@ committed as a link to `..` had the repository's root swapped away). Instead:
 
 What the single swap gave, a site that is old or new as a whole at every moment, is given up for
 the moment the renames take (the files that changed: about ten after one new fact; every file of
-a first build, 10,000 renames in about 0.1 s at 10,000 entities). A regeneration killed among them
+a first build). A regeneration killed among them
 leaves a site of old and new pages, each whole, which the next one completes: the record names
 both the old and the new file at each place while they are renamed.
 """
