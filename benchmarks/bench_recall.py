@@ -5,13 +5,16 @@
 The corpus (benchmarks/recall_corpus.json) is a small payments team's memory: entities with their
 descriptions, facts (one of them superseded since), and questions written as an agent asks them,
 each with the facts that answer it. A second one, recall_corpus_mobile.json (a mobile app team),
-was written after recall's rules were settled, to check they were not fitted to the first. A question is "far" when it holds a word its answering fact
+was written after recall's rules were settled, to check they were not fitted to the first;
+recall_corpus_hubs.json holds entities of 20-26 facts each, and recall_corpus_studio.json was
+written before recall's table of wordings (benchmarks/README.md). A question is "far" when it holds a word its answering fact
 does not (as written: a stem or an entity's description must bridge it); the script counts them.
 For memlens and, when memoose 0.6.0 is installed (in the venv given with --memoose-venv, or in this
 environment; never install it into memlens's), for memoose given the same entities and facts: recall@5
 (the share of questions with an answering fact among the first five), MRR (the mean of 1/rank of the
 first answering fact, 0 past the twentieth) and the time of one recall (median and 95th percentile,
-in process). Target (issue 24): recall@5 at least 0.95, and at least memoose's.
+in process). Target (issue 37): recall@5 at least 0.97 and MRR at least 0.90 on every corpus, and
+at least memoose's.
 """
 from __future__ import annotations
 
@@ -34,7 +37,8 @@ from memlens.store.words import content_words, words
 
 CORPUS = Path(__file__).resolve().parent / "recall_corpus.json"
 DEPTH = 20   # MRR counts an answer up to this rank
-TARGET = 0.95
+TARGET = 0.97       # recall@5, on every corpus (issue 37)
+MRR_TARGET = 0.90
 
 
 def triple(subject: str, relation: str, object_: str) -> str:
@@ -54,8 +58,9 @@ def memlens_rankings(corpus: dict, home: Path) -> tuple[list[list[str]], list[fl
         types = {name: type_ for name, type_, _ in corpus["entities"]}
         by_triple = {}
         for subject, relation, object_, description, evidence, *status in corpus["facts"]:
+            # the corpus names its entities on purpose ("warehouse" beside "warehouse-loader")
             [outcome] = memory.remember([FactInput(subject, relation, object_, types[subject], types[object_],
-                                                   description, (evidence,))])
+                                                   description, (evidence,))], new=True)
             by_triple[triple(subject, relation, object_)] = (outcome.fact_id, status)
         for name, _, description in corpus["entities"]:
             memory.describe(name, description)
@@ -168,7 +173,7 @@ def main() -> None:
         p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
         print(f"| {tool} | {results[tool]['recall@5']:.3f} | {results[tool]['mrr']:.3f} | "
               f"{statistics.median(timings):.2f} | {p95:.2f} |")
-    print(f"\ntarget: recall@5 >= {TARGET} and at least memoose's")
+    print(f"\ntarget: recall@5 >= {TARGET}, MRR >= {MRR_TARGET} and at least memoose's")
     if args.show_misses:
         for tool, result in results.items():
             for question, rank, first in result["misses"]:

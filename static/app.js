@@ -131,10 +131,15 @@ async function startReport() {
     return view.selected && getComputedStyle(detail).position === "absolute" ? detail.offsetWidth : 0;
   }
 
+  const tip = createFactTip(memory, view, byId("graph").parentElement);
   graph = createGraphView(memory, view, byId("graph"), {
     selectEntity: (entity) => selectEntity(entity),
     selectFact,
     changed: () => { panel.render(); statusLine(); },
+  }, tip);
+  memlens.keys = createGraphKeys(graph, view, byId("graph"), byId("graph-announce"), tip, {
+    selectEntity: (entity) => selectEntity(entity),
+    focusPanel: () => detail.focus(),
   });
   memlens.network = graph.network;
   timings.graphBuilt = performance.now();
@@ -169,6 +174,10 @@ async function startReport() {
   });
 
   if (byId("panel-maintenance")) createMaintenance(memory, byId("panel-maintenance")); // a site: a page of its own
+  // back to the moment a brief was given: the graph as the memory was then
+  const briefs = !byId("panel-briefs") ? { render() {} } : createBriefs(memory, view, {
+    panel: byId("panel-briefs"), body: byId("briefs-rows"), count: byId("briefs-count"), more: byId("briefs-more"),
+  }, (at) => { update({ asOfRecord: at, asOfValid: null }); showTab("graph"); });
   for (const button of document.querySelectorAll(".tl-unfold")) button.hidden = false;
 
   const search = createSearch(memory, view, byId("search-input"), byId("search-results"),
@@ -178,6 +187,7 @@ async function startReport() {
   shown = (name) => {
     if (name === "graph") graph.requestRedraw(); // drawn on the next frame, once, with any other change
     if (name === "provenance") ledger.render();
+    if (name === "briefs") briefs.render();
   };
 
   // One delegated handler for every link to an entity or fact (panel, ledger, maintenance).
@@ -193,7 +203,13 @@ async function startReport() {
     if (event.target.closest("#zoom-in")) graph.zoomIn();
     else if (event.target.closest("#zoom-out")) graph.zoomOut();
     else if (event.target.closest("#zoom-fit")) graph.fitAll();
-    if (event.target.closest("#detail-close")) selectEntity(null);
+    if (event.target.closest("#detail-close")) {
+      panel.showOverview(false);
+      selectEntity(null);
+    } else if (event.target.closest("#detail-open")) {
+      panel.showOverview(true);
+      detail.focus();
+    }
     else if (event.target.closest("#detail-expand")) graph.expandAround(view.selected);
     else if (event.target.closest("#detail-show-superseded")) update({ showSuperseded: true });
     else if (event.target.closest("#detail-timeline")) {
@@ -209,15 +225,18 @@ async function startReport() {
     if (row) selectFact(memory.factById.get(row.dataset.fact));
   });
 
-  // + and - zoom (vis-network's own keys do it too while the graph has the focus), 0 shows every node
+  // + and - zoom, 0 shows every node, wherever the focus is but in a field; Escape clears the
+  // selection and leaves the focus where it was (on the graph, if it was in the panel it empties).
   const zoomKeys = { "+": () => graph.zoomIn(), "=": () => graph.zoomIn(), "-": () => graph.zoomOut(), "0": () => graph.fitAll() };
   document.addEventListener("keydown", (event) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName);
-    if (event.key === "Escape" && !typing && view.selected) {
+    if (event.key === "Escape" && !typing && panel.isOpen()) {
+      const inPanel = detail.contains(document.activeElement);
+      panel.showOverview(false);
       selectEntity(null);
-      byId("graph").focus();
+      if (inPanel) byId("graph").focus();
     } else if (!typing && !event.ctrlKey && !event.metaKey && !event.altKey && zoomKeys[event.key]
-               && document.body.classList.contains("on-graph") && (event.key === "0" || !event.target.closest("#graph"))) {
+               && document.body.classList.contains("on-graph")) {
       event.preventDefault();
       zoomKeys[event.key]();
     } else if (event.key === "/" && !typing) {
@@ -250,6 +269,7 @@ async function startReport() {
   }
   window.addEventListener("hashchange", followAddress);
 
+  memlens.showFactCards = (on) => panel.showCards(on);
   memlens.selectEntityById = (id) => selectEntity(memory.entityById.get(id) || null, { focus: true });
   memlens.view = view;
   memlens.times = memory.times; // what the sliders' stops index: record times, valid times

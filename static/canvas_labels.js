@@ -3,7 +3,8 @@
 // do not hold once its label scaling is off (past a zoom of about 1.75 every name went), so it
 // draws none and this layer draws them all, each frame, at a size on screen the page chooses.
 // Labels are placed in the order they are offered; one that would overlap a label placed before it
-// gives way (so the first offered is always drawn). Relation names also keep off the dots.
+// gives way (so the first offered is always drawn). Relation names also keep off the dots, and off
+// the names reserved for later that they are asked to spare.
 const EDGE_LABEL_PX = 11;      // relation names, at least 10 px on screen
 const OWN_EDGE_LABEL_PX = 12;  // the selected entity's relation names, at least 11 px
 const EDGE_LABEL_CHARS = 32;
@@ -44,7 +45,8 @@ function beginLabelFrame(network, ctx) {
   const { scale, translation } = network.body.view;
   const width = ctx.canvas.clientWidth, height = ctx.canvas.clientHeight;
   const pixelRatio = width ? ctx.canvas.width / width : 1;
-  const grid = new Map();
+  const grid = new Map();   // what is placed (and the dots): cell -> boxes
+  const spare = new Map();  // names to be placed later, which a relation name leaves room for if it can
   const placed = { under: [], over: [] };
   const toScreen = (point) => ({ x: point.x * scale + translation.x, y: point.y * scale + translation.y });
 
@@ -53,22 +55,24 @@ function beginLabelFrame(network, ctx) {
     const y0 = Math.floor((box.cy - box.ey) / GRID_CELL_PX), y1 = Math.floor((box.cy + box.ey) / GRID_CELL_PX);
     for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) visit(x * 65536 + y); // a number: no string per cell
   }
-  function clear(box, avoidDots) {
+  // Whether `box` overlaps none of `boxes` that `blocks` says stand in its way.
+  function clear(box, blocks, boxes = grid) {
     let free = true;
     cellsOf(box, (key) => {
       if (!free) return;
-      for (const other of grid.get(key) || []) {
-        if ((avoidDots || !other.dot) && boxesOverlap(box, other)) { free = false; return; }
+      for (const other of boxes.get(key) || []) {
+        if (blocks(other) && boxesOverlap(box, other)) { free = false; return; }
       }
     });
     return free;
   }
-  function take(box) {
+  function take(box, boxes = grid) {
     cellsOf(box, (key) => {
-      if (!grid.has(key)) grid.set(key, []);
-      grid.get(key).push(box);
+      if (!boxes.has(key)) boxes.set(key, []);
+      boxes.get(key).push(box);
     });
   }
+  const everything = () => true;
   const onScreen = (box) => box.cx + box.ex > 0 && box.cx - box.ex < width && box.cy + box.ey > 0 && box.cy - box.ey < height;
 
   // A dot relation names keep off.
@@ -80,27 +84,50 @@ function beginLabelFrame(network, ctx) {
     take(box);
   }
 
-  // A node's name under its dot; false when it gives way.
-  function nodeLabel(node, text, colour, layer) {
+  // Where a node's name goes, under its dot; null when that is off screen.
+  function nameBox(node, text) {
     const px = labelPx(scale), at = toScreen(node);
-    if (at.x < -width || at.x > 2 * width || at.y < -height || at.y > 2 * height) return false; // far off screen
+    if (at.x < -width || at.x > 2 * width || at.y < -height || at.y > 2 * height) return null; // far off screen
     const halfWidth = (textWidth(text, px) + LABEL_STROKE_PX) / 2, halfHeight = px * 0.6;
     const box = orientedBox(at.x, at.y + node.options.size * scale + LABEL_GAP_PX + halfHeight, halfWidth, halfHeight, 0);
-    if (!onScreen(box) || !clear(box, false)) return false;
+    return onScreen(box) ? box : null;
+  }
+
+  // A node's name under its dot; false when it gives way.
+  function nodeLabel(node, text, colour, layer) {
+    const box = nameBox(node, text);
+    if (!box || !clear(box, (other) => !other.dot)) return false;
     take(box);
-    placed[layer].push({ box, text, px, colour, angle: 0 });
+    placed[layer].push({ box, text, px: labelPx(scale), colour, angle: 0 });
     return true;
   }
 
+  // A name to be placed later, whose room a relation name can be asked to spare (edgeLabel).
+  function reserve(node, text) {
+    const box = nameBox(node, text);
+    if (!box) return;
+    box.node = node.id;
+    take(box, spare);
+  }
+
+  // The length of an edge on screen between its two dots: what can hold its relation name.
+  function edgeRoom(edge) {
+    const from = toScreen(edge.from), to = toScreen(edge.to);
+    return Math.hypot(to.x - from.x, to.y - from.y) - (edge.from.options.size + edge.to.options.size) * scale - 14;
+  }
+
   // A relation name along its edge, where the edge between the two dots is long enough to hold
-  // it: at the middle, else a little towards either end; false when there is no room.
-  function edgeLabel(edge, text, px, colour, layer) {
+  // it: at the middle, else a little towards either end. With `spared` (node id -> bool), only
+  // where it leaves the reserved names of those nodes their room. True when placed; "spared" when
+  // only the spared names stood in its way; false when there is no room.
+  function edgeLabel(edge, text, px, colour, layer, spared) {
     const from = toScreen(edge.from), to = toScreen(edge.to);
     const halfWidth = (textWidth(text, px) + LABEL_STROKE_PX) / 2 + 2, halfHeight = px * 0.6;
     const curved = edge.options.smooth && edge.options.smooth.enabled;
     const spots = curved ? [0.5] : [0.5, 0.38, 0.62, 0.28, 0.72];
     const length = Math.hypot(to.x - from.x, to.y - from.y);
     const start = edge.from.options.size * scale + 4, end = length - edge.to.options.size * scale - 10;
+    let sparing = false;
     for (const spot of spots) {
       let centre, angle;
       if (curved) {
@@ -108,7 +135,7 @@ function beginLabelFrame(network, ctx) {
         centre = point(spot);
         const before = point(spot - 0.05), after = point(spot + 0.05);
         angle = uprightAngle(after.x - before.x, after.y - before.y);
-        if (end - start < halfWidth * 2.4) return false; // a bend shortens what holds it
+        if (end - start < halfWidth * 2.4) break; // a bend shortens what holds it
       } else {
         const along = start + (end - start) * spot;
         if (along - halfWidth < start || along + halfWidth > end) continue;
@@ -116,12 +143,16 @@ function beginLabelFrame(network, ctx) {
         angle = uprightAngle(to.x - from.x, to.y - from.y);
       }
       const box = orientedBox(centre.x, centre.y, halfWidth, halfHeight, angle);
-      if (!onScreen(box) || !clear(box, true)) continue;
+      if (!onScreen(box) || !clear(box, everything)) continue;
+      if (spared && !clear(box, (name) => spared(name.node), spare)) {
+        sparing = true;
+        continue;
+      }
       take(box);
       placed[layer].push({ box, text, px, colour, angle });
       return true;
     }
-    return false;
+    return sparing ? "spared" : false;
   }
 
   // Draws the labels placed in `layer` ("under" the selection's veil, or "over" it).
@@ -155,5 +186,5 @@ function beginLabelFrame(network, ctx) {
     ctx.restore();
   }
 
-  return { dot, nodeLabel, edgeLabel, draw };
+  return { dot, nodeLabel, reserve, edgeRoom, edgeLabel, draw };
 }

@@ -186,26 +186,50 @@ function createControls(memory, view, nodes, onChange) {
       onChange({ hiddenTypes: hidden });
     });
   }
-  fitLegend(nodes.legend, nodes.chips, nodes.legendMore);
+  const legendMore = fitLegend(nodes.legend, nodes.chips, nodes.legendMore);
+  roveLegend(nodes.chips, legendMore);
   return { sync };
+}
+
+// The legend is one stop of the Tab key: the arrow keys, Home and End move between its chips, and
+// a chip the closed legend cuts off opens it.
+function roveLegend(chips, legendMore) {
+  if (!chips.length) return;
+  let at = 0;
+  chips.forEach((chip, i) => { chip.tabIndex = i === at ? 0 : -1; });
+  const keys = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  chips.forEach((chip, i) => {
+    chip.addEventListener("focus", () => {
+      chips[at].tabIndex = -1;
+      at = i;
+      chip.tabIndex = 0;
+    });
+    chip.addEventListener("keydown", (event) => {
+      let next;
+      if (event.key in keys) next = (i + keys[event.key] + chips.length) % chips.length;
+      else if (event.key === "Home") next = 0;
+      else if (event.key === "End") next = chips.length - 1;
+      else return;
+      event.preventDefault();
+      if (legendMore.cutOff(chips[next])) legendMore.open();
+      chips[next].focus();
+    });
+  });
 }
 
 // The legend shows the rows it has room for; the types cut off are counted on a button that
 // opens the whole legend, so every type can be reached at any window size.
 function fitLegend(legend, chips, button) {
+  const cutOff = (chip) => chip.getBoundingClientRect().bottom > legend.getBoundingClientRect().bottom + 1;
   function count() {
     if (legend.classList.contains("is-open")) return;
-    const cutOff = () => {
-      const bottom = legend.getBoundingClientRect().bottom + 1;
-      return chips.filter((chip) => chip.getBoundingClientRect().bottom > bottom).length;
-    };
     button.hidden = false; // it takes room beside the legend: counted with it in place
-    const cut = cutOff();
+    const cut = chips.filter(cutOff).length;
     button.hidden = cut === 0;
     button.textContent = "+" + cut + " more";
     button.setAttribute("aria-label", cut + " more types");
   }
-  button.addEventListener("click", () => {
+  function toggle() {
     const open = legend.classList.toggle("is-open");
     button.setAttribute("aria-expanded", String(open));
     if (open) {
@@ -215,7 +239,9 @@ function fitLegend(legend, chips, button) {
       count();
     }
     window.dispatchEvent(new Event("resize")); // the graph's box changed
-  });
+  }
+  button.addEventListener("click", toggle);
   // the legend's width settles as the page lays out, and follows the window
   new ResizeObserver(count).observe(legend);
+  return { cutOff: (chip) => !legend.classList.contains("is-open") && cutOff(chip), open: toggle };
 }

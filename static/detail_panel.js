@@ -1,13 +1,22 @@
 // The detail panel: every fact of the selected entity, as it stands under the view state, grouped
-// by relation and direction with exact counts. A hub holds tens of thousands of facts, so a group
-// shows its first GROUP_CARDS cards; "Show all N" turns it into pages of GROUP_PAGE cards. Every
-// render builds cards only for what is on screen; the rest of an entity's facts is only counted.
+// by relation and direction with exact counts. Each fact is one line (relation, other end, status
+// mark, dates) that opens into its card, or, at the reader's choice, its card. A hub holds tens
+// of thousands of facts, so a group shows its first GROUP_CARDS; "Show all N" turns it into pages
+// of GROUP_PAGE. Every render builds lines and cards only for what is on screen; the rest of an
+// entity's facts is only counted.
 const STATUS_ORDER = { current: 0, superseded: 1, retracted: 2, forgotten: 3 };
 const GROUP_CARDS = 10;
 const GROUP_PAGE = 100;
 const TOMBSTONES = "forgotten";
 const OVERVIEW_ROWS = 8;
 const HUB_CANDIDATES = 40;
+
+// Where a merge brought a fact from (memory.js: [bundle, dataset, recorded there]); the site's card
+// says the same (viewer/model/fact_status.py merged_from).
+function mergedFrom(origin) {
+  const [bundle, dataset, recorded] = origin;
+  return "merged from " + dataset + " (bundle " + String(bundle).slice(0, 15) + "), recorded there " + shortTime(recorded);
+}
 
 function createDetailPanel(memory, view, panel, actions) {
   // A link to something the chosen record time did not know yet says so.
@@ -39,11 +48,6 @@ function createDetailPanel(memory, view, panel, actions) {
     return label + " (" + shortId(fact.id) + ")";
   }
 
-  function firstWords(text) {
-    const words = text.trim().split(/\s+/);
-    return words.length > 8 ? words.slice(0, 8).join(" ") + "\u2026" : words.join(" ");
-  }
-
   function evidenceList(fact) {
     if (fact.evidence === null) return null; // not read yet: the panel is drawn again once it is
     if (!fact.evidence.length) return el("p", { className: "fact-evidence none" }, "no evidence recorded");
@@ -51,13 +55,6 @@ function createDetailPanel(memory, view, panel, actions) {
       el("li", null, isWebLink(text)
         ? el("a", { href: text, target: "_blank", rel: "noopener noreferrer" }, text)
         : el("span", { className: "evidence-text" }, text))));
-  }
-
-  function validity(state) {
-    if (state.validFrom && state.validTo) return "valid " + state.validFrom + " \u2192 " + state.validTo;
-    if (state.validFrom) return "valid since " + state.validFrom;
-    if (state.validTo) return "valid until " + state.validTo;
-    return "validity not stated";
   }
 
   function contestedBox(fact, contradictions) {
@@ -81,6 +78,14 @@ function createDetailPanel(memory, view, panel, actions) {
       state.reason ? el("p", { className: "retired-reason" }, "reason: ", state.reason) : null);
   }
 
+  // A fact memlens never puts in a brief, and why (the snapshot's withheld_from_briefs).
+  const withheld = memory.meta.withheld_from_briefs || {};
+  function withheldNote(fact) {
+    const reason = Object.hasOwn(withheld, fact.id) ? withheld[fact.id] : null;
+    return reason === null ? null : el("p", { className: "fact-withheld" },
+      el("span", { className: "status status-withheld" }, "withheld from briefs"), " " + reason);
+  }
+
   function factCard(entity, fact, look) {
     const state = look.state;
     if (state.status === "forgotten" || fact.relationName === null) return null;
@@ -89,30 +94,25 @@ function createDetailPanel(memory, view, panel, actions) {
       outgoing ? el("span", { className: "fact-self" }, entity.name) : refButton(fact.subjectEntity),
       el("span", { className: "fact-relation" }, " " + fact.relationName + " "),
       outgoing ? refButton(fact.objectEntity) : el("span", { className: "fact-self" }, entity.name));
-    const badges = el("p", { className: "fact-badges" },
-      el("span", { className: "status status-" + look.status,
-                   title: look.status === "candidate" ? "awaiting review; not believed until approved" : null }, look.status),
-      look.heldThen ? el("span", { className: "status status-held", title: "true at the chosen valid time, superseded later" },
-                         "held then") : null,
-      isArchived(state) ? el("span", { className: "status status-archived", title: "kept, but left out of its tool's own reads" },
-                             "archived") : null,
-      look.contested ? el("strong", { className: "tag tag-contested" }, "contested") : null,
+    const badges = el("p", { className: "fact-badges" }, statusBadges(fact, look),
       evidenceChanged.has(fact.id) ? el("strong", { className: "tag tag-stale", title: "the file it cites is gone, "
         + "or git says the cited lines changed after it was recorded" }, "evidence changed since recorded") : null,
       fact.functional ? el("span", { className: "status status-functional", title: "one current value per subject" }, "functional") : null,
       fact.reassertions ? el("span", { className: "status" }, "reasserted \u00d7" + fact.reassertions) : null,
       el("code", { className: "fact-id", title: fact.id }, shortId(fact.id)));
     const meta = el("p", { className: "fact-meta" },
-      el("span", null, validity(state)),
+      el("span", null, validityText(state)),
       el("span", null, "by " + (fact.actor || "unknown")),
       el("span", null, "recorded " + shortTime(memory.times[fact.recordedAt])),
       RETIRED.has(state.status) && fact.retiredAt !== -1
-        ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null);
+        ? el("span", null, "retired " + shortTime(memory.times[fact.retiredAt])) : null,
+      fact.origin ? el("span", { className: "fact-origin" }, mergedFrom(fact.origin)) : null);
     return el("article", { className: "fact fact-" + (isArchived(state) ? "archived" : state.status) + (look.contested ? " is-contested" : ""),
                            "data-fact-id": fact.id },
       line, badges,
       fact.description ? el("p", { className: "fact-description" }, fact.description) : null,
       look.contested ? contestedBox(fact, openContradictionsAt(fact, view.asOfRecord)) : null,
+      withheldNote(fact),
       state.status === "current" && state.reason ? el("p", { className: "fact-state-reason" }, state.reason) : null,
       look.status === "candidate" ? null : supersededBox(fact, state), evidenceList(fact), meta);
   }
@@ -150,9 +150,12 @@ function createDetailPanel(memory, view, panel, actions) {
     return groups;
   }
 
-  // Which page each group the reader opened with "Show all" is on; forgotten on a new selection.
+  // Which page each group the reader opened with "Show all" is on, and which facts' lines are open;
+  // forgotten on a new selection. Cards or lines is kept across selections.
   const pages = new Map();
+  const opened = new Set();
   let pagesFor = null;
+  let asCards = false;
   // The facts each group showed at the last render, for highlightFact.
   let lastShown = new Map();
 
@@ -161,16 +164,36 @@ function createDetailPanel(memory, view, panel, actions) {
       : group.outgoing ? group.relation + " \u2192" : "\u2190 " + group.relation;
     const label = group.key === TOMBSTONES ? plural(count, "forgotten fact")
       : plural(count, (group.outgoing ? "outgoing " : "incoming ") + group.relation + " fact");
-    return el("h4", { className: "fact-group-title", "aria-label": label },
+    return el("h4", { className: "fact-group-title" + (asCards ? "" : " visually-hidden"), "aria-label": label },
       el("span", { className: "fact-relation" }, title), " ", el("span", { className: "muted fact-group-count" }, count.toLocaleString("en")));
   }
 
+  // A fact's line: the relation (the button that opens its card), the other end, its status and its dates.
+  function factLine(entity, fact, look) {
+    if (look.state.status === "forgotten" || fact.relationName === null) return null;
+    const outgoing = fact.subjectEntity === entity;
+    const open = opened.has(fact.id);
+    const line = el("div", { className: "fact-row" + (look.contested ? " is-contested" : "") + (look.retired ? " is-retired" : "") },
+      el("button", { type: "button", className: "fact-toggle", "aria-expanded": String(open), "data-fact": fact.id,
+                     title: (open ? "Hide" : "Show") + " the whole fact" },
+         el("span", { className: "fact-chevron", "aria-hidden": "true" }, open ? "\u25be" : "\u25b8"),
+         el("span", { className: "fact-relation" }, outgoing ? fact.relationName + " \u2192" : "\u2190 " + fact.relationName)),
+      refButton(outgoing ? fact.objectEntity : fact.subjectEntity), statusMark(look),
+      evidenceChanged.has(fact.id) ? el("span", { className: "mark mark-stale", title: "evidence changed since recorded" },
+        el("span", { "aria-hidden": "true" }, "\u21ba"), el("span", { className: "visually-hidden" }, "evidence changed since recorded")) : null,
+      Object.hasOwn(withheld, fact.id) ? el("span", { className: "mark mark-withheld", title: "withheld from briefs: " + withheld[fact.id] },
+        el("span", { "aria-hidden": "true" }, "\u2298"), el("span", { className: "visually-hidden" }, "withheld from briefs")) : null,
+      shortDates(memory, fact, look.state));
+    return open ? el("div", { className: "fact-item is-open" }, line, factCard(entity, fact, look)) : line;
+  }
+
   function groupBody(entity, group, shown) {
-    const card = (fact) => (group.key === TOMBSTONES ? tombstone(fact) : factCard(entity, fact, factAppearance(fact, view)));
+    const item = (fact) => (group.key === TOMBSTONES ? tombstone(fact)
+      : (asCards ? factCard : factLine)(entity, fact, factAppearance(fact, view)));
     const page = pages.get(group.key);
     if (page === undefined) {
       const more = shown.length - GROUP_CARDS;
-      return [shown.slice(0, GROUP_CARDS).map(card),
+      return [shown.slice(0, GROUP_CARDS).map(item),
         more > 0 ? el("button", { type: "button", className: "link-button group-show-all", "data-group": group.key },
                       "Show all " + shown.length.toLocaleString("en")) : null];
     }
@@ -184,10 +207,22 @@ function createDetailPanel(memory, view, panel, actions) {
          end.toLocaleString("en") + " of " + shown.length.toLocaleString("en") + " "),
       el("button", { type: "button", className: "link-button group-page", "data-group": group.key, "data-page": String(at + 1),
                      disabled: at >= last }, "Next \u2192"));
-    return [pager(), shown.slice(first, end).map(card), end - first > 10 ? pager() : null];
+    return [pager(), shown.slice(first, end).map(item), end - first > 10 ? pager() : null];
   }
 
   panel.addEventListener("click", (event) => {
+    const toggle = event.target.closest(".fact-toggle");
+    if (toggle) {
+      if (!opened.delete(toggle.dataset.fact)) opened.add(toggle.dataset.fact);
+      render();
+      panel.querySelector('.fact-toggle[data-fact="' + CSS.escape(toggle.dataset.fact) + '"]').focus();
+      return;
+    }
+    if (event.target.closest("#detail-cards")) {
+      showCards(!asCards);
+      document.getElementById("detail-cards").focus();
+      return;
+    }
     const button = event.target.closest(".group-show-all, .group-page");
     if (!button) return;
     pages.set(button.dataset.group, button.dataset.page === undefined ? 0 : Number(button.dataset.page));
@@ -267,7 +302,8 @@ function createDetailPanel(memory, view, panel, actions) {
       return dot;
     };
     return el("div", { className: "detail-empty" },
-      el("p", { className: "detail-empty-title" }, "Nothing selected"),
+      el("div", { className: "detail-title" }, el("p", { className: "detail-empty-title" }, "Nothing selected"),
+         el("button", { type: "button", className: "icon-button", id: "detail-close", "aria-label": "Close the overview (Escape)" }, "\u00d7")),
       el("p", null, "Click a node, or search, to see every fact about an entity: status, evidence, validity, and who recorded it when."),
       el("h3", { className: "detail-section" }, "Most connected", travelling ? el("span", { className: "muted" }, " then") : null),
       el("ul", { className: "overview-list" }, hubs.map(([entity, links]) => el("li", null, swatch(entity), refButton(entity),
@@ -277,15 +313,30 @@ function createDetailPanel(memory, view, panel, actions) {
           el("strong", { className: "tag tag-contested" }, "contested"), factRef(fact))))] : null);
   }
 
+  function showCards(on) {
+    asCards = on;
+    render();
+  }
+
+  // Where the panel lies over the graph (report.css), it is open while something is selected or
+  // while the reader asked for the overview (#detail-open); a selection ends that ask.
+  let overviewAsked = false;
+  function showOverview(on) {
+    overviewAsked = on;
+    render();
+  }
+
   let shownEntity = null;
   function render() {
     const entity = view.selected;
     panel.replaceChildren();
     if (entity !== shownEntity) panel.scrollTop = 0; // another entity starts at its name
     shownEntity = entity;
-    panel.classList.toggle("has-selection", Boolean(entity));
+    if (entity) overviewAsked = false;
+    panel.classList.toggle("is-open", Boolean(entity) || overviewAsked);
     if (pagesFor !== entity) {
       pages.clear();
+      opened.clear();
       pagesFor = entity;
     }
     if (!entity) {
@@ -321,20 +372,22 @@ function createDetailPanel(memory, view, panel, actions) {
     if (hidden.archived) notes.push(el("p", { className: "hidden-note" }, plural(hidden.archived, "archived fact") + " hidden."));
     if (hidden.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hidden.invalid, "fact") + " not valid at the chosen valid time."));
     appendAll(panel, [header(entity), actionsRow(entity),
-      el("h3", { className: "detail-section" }, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),
+      el("div", { className: "detail-section facts-head" },
+         el("h3", null, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),
+         total ? el("button", { type: "button", className: "link-button", id: "detail-cards", "aria-pressed": String(asCards) },
+                    "Show as cards") : null),
       total ? null : el("p", { className: "muted" }, "No facts to show under the current view."),
       sections, notes]);
   }
 
-  // Brings the fact's card on screen (turning its group to the right page) and flashes it.
+  // Brings the fact's card on screen (turning its group to the right page, opening its line) and flashes it.
   function highlightFact(fact) {
     for (const [key, facts] of lastShown) {
       const position = facts.indexOf(fact);
       if (position < 0) continue;
-      if (position >= GROUP_CARDS || pages.has(key)) {
-        pages.set(key, Math.floor(position / GROUP_PAGE));
-        render();
-      }
+      if (position >= GROUP_CARDS || pages.has(key)) pages.set(key, Math.floor(position / GROUP_PAGE));
+      opened.add(fact.id);
+      render();
       break;
     }
     return flashCard(fact);
@@ -350,5 +403,5 @@ function createDetailPanel(memory, view, panel, actions) {
     return true;
   }
 
-  return { render, highlightFact };
+  return { render, highlightFact, showOverview, showCards, isOpen: () => panel.classList.contains("is-open") };
 }

@@ -16,16 +16,17 @@ const ZOOM_STEP = 1.4;        // one press of + or -
 const ZOOM_MOST = 4;          // closer than this, labels hold their size and nothing more is read
 const FIT_MOST = 2;           // a small memory's first view is enlarged up to this, its links long enough to be named
 const FIT_MARGIN_PX = 12;
+const SHORTEST_RELATION_PX = 16; // no relation name, of one letter at 11 px and its outline, fits a shorter link
 const NEVER_DRAWN_PX = 1e9;
 
 function themeColors() {
   const css = getComputedStyle(document.documentElement);
   const read = (name) => css.getPropertyValue(name).trim();
   return { text: read("--text"), muted: read("--muted"), background: read("--graph-bg"), edge: read("--edge"),
-           retired: read("--edge-retired"), contested: read("--contested"), accent: read("--accent") };
+           retired: read("--edge-retired"), contested: read("--contested"), accent: read("--accent"), focus: read("--focus") };
 }
 
-function createGraphView(memory, view, container, events) {
+function createGraphView(memory, view, container, events, tip) {
   const canvas = createVisAdapter(container);
   const drawnEntities = new Set();
   const drawnFacts = new Set();    // every fact between two drawn entities
@@ -329,54 +330,121 @@ function createGraphView(memory, view, container, events) {
   }
 
   // After vis has drawn the dots and lines: every label, then with a selection the veil, its
-  // neighbourhood again, and its labels over the veil. The selection's names are placed first,
-  // then the other names by rank, then the relation names where there is room.
+  // neighbourhood again, and its labels over the veil. With a selection, its name and its own
+  // relation names are placed first: off its neighbourhood's dots, off its neighbours' names where
+  // another spot on the link holds them, and never over the name of the entity at the link's other
+  // end, which says more than the relation. Then its neighbours' names, then the other names under
+  // the veil; other relation names are left out, as the veil would leave them unreadable. Without
+  // a selection, the names by rank, then the relation names where there is room.
   function drawOverlay(ctx) {
     const frame = beginLabelFrame(canvas.network, ctx);
     const body = canvas.network.body;
-    const shownNode = (entity) => {
-      const node = body.nodes[entity.id];
+    const shownNode = (id) => {
+      const node = body.nodes[id];
       return node && node.options.hidden !== true ? node : null;
     };
     const around = new Set(highlight ? highlight.nodes : []);
-    const own = new Set(highlight ? highlight.edges : []);
     if (highlight) {
-      for (const id of [view.selected.id, ...ranked.filter((e) => around.has(e.id) && e !== view.selected).map((e) => e.id)]) {
-        const node = body.nodes[id];
-        if (node && node.options.hidden !== true) frame.nodeLabel(node, node.options.label, theme.text, "over");
+      const selected = shownNode(view.selected.id);
+      if (selected) frame.nodeLabel(selected, selected.options.label, theme.text, "over");
+      const neighbours = [];
+      for (const entity of ranked) {
+        const node = around.has(entity.id) && entity !== view.selected && shownNode(entity.id);
+        if (node) neighbours.push(node);
       }
+      for (const id of around) frame.dot(body.nodes[id]);
+      for (const node of neighbours) frame.reserve(node, node.options.label);
+      // a hub's links are hundreds: those that found no room at all are not tried again
+      const crowded = highlight.edges.filter((id) => relationName(frame, body.edges[id], OWN_EDGE_LABEL_PX, "over", () => true) === "spared");
+      for (const id of crowded) {
+        const edge = body.edges[id];
+        const far = edge && (edge.from.id === view.selected.id ? edge.to.id : edge.from.id);
+        relationName(frame, edge, OWN_EDGE_LABEL_PX, "over", (node) => node === far);
+      }
+      for (const node of neighbours) frame.nodeLabel(node, node.options.label, theme.text, "over");
     }
-    const names = labelsShown();
-    if (names || own.size) for (const id of body.nodeIndices) frame.dot(body.nodes[id]);
-    for (const id of own) relationName(frame, body.edges[id], OWN_EDGE_LABEL_PX, "over");
+    const relations = labelsShown() && !highlight;
+    if (relations) for (const id of body.nodeIndices) frame.dot(body.nodes[id]);
     for (const entity of ranked) {
-      if (around.has(entity.id)) continue;
-      const node = shownNode(entity);
+      const node = !around.has(entity.id) && shownNode(entity.id);
       if (node) frame.nodeLabel(node, node.options.label, theme.text, "under");
     }
-    if (names) for (const id of body.edgeIndices) if (!own.has(id)) relationName(frame, body.edges[id], EDGE_LABEL_PX, "under");
+    if (relations) for (const id of body.edgeIndices) relationName(frame, body.edges[id], EDGE_LABEL_PX, "under");
     frame.draw(ctx, "under", theme.background);
-    if (highlight === null) return;
-    ctx.save();
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.globalAlpha = DIM_VEIL;
-    ctx.fillStyle = theme.background;
-    ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
-    ctx.restore();
-    canvas.drawAgain(ctx);
-    frame.draw(ctx, "over", theme.background);
+    if (highlight !== null) {
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.globalAlpha = DIM_VEIL;
+      ctx.fillStyle = theme.background;
+      ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+      ctx.restore();
+      canvas.drawAgain(ctx);
+      frame.draw(ctx, "over", theme.background);
+    }
+    ringCursor(ctx);
   }
 
-  // A fact's relation name on its edge, if the edge is drawn and there is room.
-  function relationName(frame, edge, px, layer) {
-    if (!edge || !edge.connected || edge.options.hidden === true) return;
-    if (edge.from.options.hidden === true || edge.to.options.hidden === true) return;
+  // The entity the keyboard is on (graph_keys.js): ringed, over everything, while the graph has
+  // the keyboard's focus.
+  let cursor = null;
+  function ringCursor(ctx) {
+    const node = cursor && cursorShown() && canvas.network.body.nodes[cursor.id];
+    if (!node || node.options.hidden === true) return;
+    const { scale, translation } = canvas.network.body.view;
+    const ratio = ctx.canvas.clientWidth ? ctx.canvas.width / ctx.canvas.clientWidth : 1;
+    ctx.save();
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.strokeStyle = theme.focus;
+    ctx.lineWidth = 2.5;
+    ctx.setLineDash([5, 3]);
+    ctx.beginPath();
+    ctx.arc(node.x * scale + translation.x, node.y * scale + translation.y, node.options.size * scale + 6, 0, 2 * Math.PI);
+    ctx.stroke();
+    ctx.restore();
+  }
+  const cursorShown = () => document.activeElement === container;
+  container.addEventListener("focus", () => { if (cursor) canvas.requestRedraw(); });
+  container.addEventListener("blur", () => { if (cursor) canvas.requestRedraw(); });
+
+  function setCursor(entity) {
+    cursor = entity;
+    canvas.requestRedraw();
+  }
+
+  // Where the arrow keys can go: the selection and its drawn neighbours, or without a selection
+  // every entity drawn, best connected first.
+  function stepTargets() {
+    const shown = (entity) => drawnEntities.has(entity.index) && entityShown(entity);
+    if (view.selected && drawnEntities.has(view.selected.index)) return [...focusAround(view.selected)].filter(shown);
+    return ranked.filter(shown);
+  }
+
+  // The shown facts drawn between the selection and `entity`.
+  function factsBetween(selected, entity) {
+    return (drawnFactsOf.get(selected.index) || []).filter((fact) =>
+      (fact.subjectEntity === entity || fact.objectEntity === entity) && factAppearance(fact, view).shown);
+  }
+
+  // Brings `entity` into the view, if it is out of it, without zooming.
+  function keepInView(entity) {
+    const at = canvas.positionOnScreen(entity.id);
+    if (at.x > 24 && at.x < container.clientWidth - 24 && at.y > 24 && at.y < container.clientHeight - 24) return;
+    keepFitted = false;
+    canvas.moveTo({ position: { x: entity.x, y: entity.y }, animation: { duration: 200, easingFunction: "easeInOutQuad" } });
+  }
+
+  // A fact's relation name on its edge, if the edge is drawn and there is room; what edgeLabel
+  // says (see `spared` there).
+  function relationName(frame, edge, px, layer, spared) {
+    if (!edge || !edge.connected || edge.options.hidden === true) return false;
+    if (edge.from.options.hidden === true || edge.to.options.hidden === true) return false;
+    if (frame.edgeRoom(edge) < SHORTEST_RELATION_PX) return false; // before the fact is looked at: most links, zoomed out
     const fact = memory.factById.get(edge.id);
     const look = factAppearance(fact, view);
-    if (!look.shown) return;
+    if (!look.shown) return false;
     const past = look.retired && !look.heldThen;
     const text = clip(fact.relationName, EDGE_LABEL_CHARS) + (look.contested ? " \u26a0 contested" : "");
-    frame.edgeLabel(edge, text, px, look.contested ? theme.contested : past ? theme.muted : theme.text, layer);
+    return frame.edgeLabel(edge, text, px, look.contested ? theme.contested : past ? theme.muted : theme.text, layer, spared);
   }
 
   theme = themeColors();
@@ -385,10 +453,10 @@ function createGraphView(memory, view, container, events) {
     autoResize: true,
     physics: { enabled: false },
     layout: { improvedLayout: false, randomSeed: 1 },
-    // autoFocus off: vis focused the canvas on every mouse move, and the browser scrolled the
-    // page to show it, moving the node away from under the pointer before the first click
-    interaction: { hover: true, selectConnectedEdges: false, multiselect: false,
-                   keyboard: { enabled: true, bindToWindow: false, autoFocus: false },
+    // vis's keys off, the page has its own (graph_keys.js): vis's arrows moved the view, its + and -
+    // did nothing in a page that holds its redraws, and its autoFocus focused the canvas on every
+    // mouse move, scrolling the page to show it (the node moved from under the pointer)
+    interaction: { hover: true, selectConnectedEdges: false, multiselect: false, keyboard: { enabled: false },
                    hideEdgesOnDrag: memory.entities.length > 2000, tooltipDelay: 150, navigationButtons: false },
     // Labels appear only once they would be legible: a zoomed-out overview shows shape, not text.
     // vis draws no text (canvas_labels.js does): a label's threshold no zoom reaches
@@ -405,8 +473,8 @@ function createGraphView(memory, view, container, events) {
   canvas.on("afterDrawing", drawOverlay);
   canvas.on("animationFinished", () => { zoomingTo = null; });
   canvas.on("resize", () => requestAnimationFrame(() => { if (keepFitted) fitAll(false); }));
-  canvas.on("zoom", () => { keepFitted = false; });
-  canvas.on("dragStart", () => { keepFitted = false; });
+  canvas.on("zoom", () => { keepFitted = false; tip.hide(); });
+  canvas.on("dragStart", () => { keepFitted = false; tip.hide(); });
 
   canvas.on("click", (params) => {
     if (params.nodes.length) events.selectEntity(memory.entityById.get(params.nodes[0]));
@@ -416,6 +484,12 @@ function createGraphView(memory, view, container, events) {
   canvas.on("doubleClick", (params) => {
     if (params.nodes.length) expandAround(memory.entityById.get(params.nodes[0]));
   });
+  // A link under the pointer shows its fact (fact_tip.js).
+  canvas.on("hoverEdge", (params) => {
+    const fact = memory.factById.get(params.edge);
+    if (fact && factAppearance(fact, view).shown) tip.show(fact, params.pointer.DOM.x, params.pointer.DOM.y);
+  });
+  canvas.on("blurEdge", () => tip.hide());
   canvas.on("hoverNode", () => { container.classList.add("is-pointing"); });
   canvas.on("blurNode", () => { container.classList.remove("is-pointing"); });
   container.addEventListener("mouseleave", (event) => canvas.endHover(event));
@@ -546,7 +620,9 @@ function createGraphView(memory, view, container, events) {
   }
 
   return { network: canvas.network, batch, fitAll: () => fitAll(true), zoomIn: () => zoomBy(ZOOM_STEP), zoomOut: () => zoomBy(1 / ZOOM_STEP), requestRedraw: canvas.requestRedraw, restyle, reveal, expandAround, focus, keepLeftOf, hiddenNeighbours, counts, applyTheme,
-           isDrawn: (entity) => drawnEntities.has(entity.index),
+           isDrawn: (entity) => drawnEntities.has(entity.index), setCursor, stepTargets, factsBetween, keepInView,
+           positionOnScreen: (entity) => canvas.positionOnScreen(entity.id),
+           rankedFirst: () => ranked.find((entity) => entityShown(entity)) || null,
            highlighted: () => highlight && { nodes: [...highlight.nodes], edges: [...highlight.edges] },
            clearSelection: () => batch(() => canvas.unselectAll()) };
 }

@@ -120,6 +120,7 @@ function decodeFacts(raw, c, entities) {
       recordedAt: c.recordedAt[index], retiredAt: c.retiredAt[index], actor: actor === -1 ? null : raw.actors[actor],
       description: null, evidence: null, // read after the first draw: see loadTexts
       reassertions: c.reassertions[index], history: null, contradictions: c.contradictions[index],
+      origin: c.origin ? c.origin[index] : null, // [bundle, dataset, recorded there]: a fact a merge brought
       relationName: relation ? relation.name : null, functional: relation ? relation.functional : false,
       subjectEntity: entities[c.subject[index]] || null, objectEntity: entities[c.object[index]] || null,
       supersededByFact: null, contradictionList: NO_CONTRADICTIONS,

@@ -13,6 +13,26 @@ const INDEX_SLICE_MS = 40; // the index is built in slices this long: a keystrok
 // before other results, BM25, and links.
 const TIER = 1e12, NOT_MERGED = 1e11, WORD = 1e9, NAMED = 1e8, SCORE = 1e3;
 
+// What a fact has of what the query asks (search_intent.js) counts among the words it holds: recall
+// adds it to a score whose words weigh 1 to 4 each, about this much a word.
+const ASKED_PER_WORD = 2;
+// The entities a query names, as recall takes them (recall._named): of the best few holding a word
+// in their name, those whose named words no other names more of.
+const NAMED_ENTITIES = 5;
+
+function namedEntities(index, memory, touched, intent) {
+  const best = [...touched].sort((a, b) => index.entityScore[b] - index.entityScore[a] || a - b)
+    .slice(0, NAMED_ENTITIES).filter((e) => index.entityNamed[e]);
+  const named = new Map();
+  for (const e of best) {
+    const bits = index.entityNamed[e];
+    if (best.some((other) => other !== e && (index.entityNamed[other] & bits) === bits && index.entityNamed[other] !== bits)) continue;
+    const place = namedAt(intent, memory.entities[e].name);
+    if (place !== null) named.set(e, place);
+  }
+  return named;
+}
+
 function createSearch(memory, view, input, list, onPick) {
   let matches = [];
   let active = -1;
@@ -58,6 +78,8 @@ function createSearch(memory, view, input, list, onPick) {
     if (index) {
       words = queryWords(index, query);
       const touched = scoreWords(index, memory, words);
+      const intent = readIntent(query);
+      const named = namedEntities(index, memory, touched.entities, intent);
       for (const e of touched.entities) {
         const key = WORD * bitCount(index.entityWords[e]) + (index.entityNamed[e] ? NAMED : 0) + SCORE * index.entityScore[e];
         entityKeys.set(e, Math.max(entityKeys.get(e) || 0, TIER) + key);
@@ -66,7 +88,8 @@ function createSearch(memory, view, input, list, onPick) {
       factKeys = new Float64Array(facts.length);
       facts.forEach((f, i) => {
         const subject = memory.facts[f].subjectEntity;
-        factKeys[i] = TIER + NOT_MERGED + WORD * bitCount(index.factWords[f]) + SCORE * index.factScore[f] +
+        const asked = askedBonus(intent, named, memory.facts[f]) / ASKED_PER_WORD;
+        factKeys[i] = TIER + NOT_MERGED + WORD * (bitCount(index.factWords[f]) + asked) + SCORE * index.factScore[f] +
           Math.min(subject ? subject.degree : 0, 999) / 1e3;
       });
       clearScores(index, touched);
@@ -196,6 +219,19 @@ function createSearch(memory, view, input, list, onPick) {
   return {
     focus: () => input.focus(),
     rank,
+    // what one fact has of what `query` asks, the entities `namedIds` named (as recall's Asking.of):
+    // tests hold it to store/recall_intent.py
+    asked(query, namedIds, factId) {
+      const intent = readIntent(query);
+      const named = new Map();
+      for (const id of namedIds) {
+        const entity = memory.entityById.get(id);
+        const place = namedAt(intent, entity.name);
+        if (place !== null) named.set(entity.index, place);
+      }
+      return askedBonus(intent, named, memory.factById.get(factId));
+    },
+    words: intentWords,
     // the results for `words`, as if typed
     show(words) {
       input.value = words;

@@ -13,8 +13,9 @@ What it says, in this order (each part as far as the budget goes; "+N more" wher
 
 Facts whose text reads as instructions or looks like a secret are left out (store/brief_screen.py)
 and counted. Every line is whole: a line that does not fit is not begun. Each read is bounded (a
-hub's thousands of facts are read by index, newest first), so a brief of a 10,000-entity memory
-costs a few milliseconds: it runs in a session-start hook.
+hub's thousands of facts are read by index, newest first; the most connected entities are found in a
+sample), so a brief of a 10,000-entity memory is composed in about 13 ms: it runs in a session-start
+hook (benchmarks/bench_brief.py).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from . import ledger
 from .brief_record import BriefRecord, last, record
@@ -495,17 +497,19 @@ def _name(name: str | None) -> str:
 
 
 def read(conn: sqlite3.Connection, *, dataset: str, max_chars: int = DEFAULT_MAX_CHARS,
-         named: Sequence[str] = ()) -> Brief:
-    """`compose`, in one read transaction, telling what changed since the last brief recorded."""
+         named: Sequence[str] = (), since_last: bool = True) -> Brief:
+    """`compose`, in one read transaction, telling what changed since the last brief recorded
+    (unless not `since_last`)."""
     conn.execute("BEGIN")
     try:
-        return compose(conn, dataset=dataset, max_chars=max_chars, named=named, previous=last(conn))
+        return compose(conn, dataset=dataset, max_chars=max_chars, named=named,
+                       previous=last(conn) if since_last else None)
     finally:
         conn.execute("COMMIT")
 
 
 def record_given(conn: sqlite3.Connection, made: Brief, *, host: str, session: str | None = None,
-                 source: str | None = None) -> BriefRecord:
-    """Record `made` as given to `host` (a host's name, `cli` or `mcp`)."""
+                 source: str | None = None, now: datetime | None = None) -> BriefRecord:
+    """Record `made` as given to `host` (a host's name, `cli` or `mcp`), at `now` (the clock's)."""
     return record(conn, host=host, session=session, source=source, snapshot_hash=made.hash, digest=made.digest,
-                  facts=list(made.facts), chars=len(made.text))
+                  facts=list(made.facts), chars=len(made.text), now=now)

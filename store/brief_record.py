@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 
 from . import ledger
 from .timefmt import record_time, utc_now
@@ -45,13 +46,14 @@ def has_table(conn: sqlite3.Connection) -> bool:
 
 
 def record(conn: sqlite3.Connection, *, host: str, session: str | None, source: str | None, snapshot_hash: str,
-           digest: str, facts: list[str], chars: int) -> BriefRecord:
-    """Add one record in its own transaction; its time never runs before the newest record time of
-    the memory it describes, so time travel to it shows what the brief was made from."""
+           digest: str, facts: list[str], chars: int, now: datetime | None = None) -> BriefRecord:
+    """Add one record in its own transaction, at `now` (the clock's); its time never runs before
+    the newest record time of the memory it describes, so time travel to it shows what the brief
+    was made from."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         newest = conn.execute("SELECT max(at) FROM briefs").fetchone()[0]
-        at = max(record_time(utc_now()), ledger.last_at(conn) or "", newest or "")
+        at = max(record_time(now or utc_now()), ledger.last_at(conn) or "", newest or "")
         made = BriefRecord(at, _bounded(host) or "unknown", _bounded(session), _bounded(source), snapshot_hash, digest,
                            tuple(facts), chars)
         conn.execute("INSERT INTO briefs (at, host, session, source, snapshot_hash, digest, facts, chars) "

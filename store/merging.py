@@ -21,17 +21,7 @@ def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
         FACT_WITH_STATE + " WHERE (f.subject_id = ? OR f.object_id = ?) ORDER BY f.arrival",
         (drop["id"], drop["id"]),
     )
-    endpoints = {fact["id"]: _moved_endpoints(fact, drop["id"], keep["id"]) for fact in facts}
-    moved = _moved_ids(tx, facts, endpoints)
-    reason = f"merged {drop['name']} into {keep['name']}"
-    for fact in facts:
-        old, new = fact["id"], moved[fact["id"]]
-        if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (new,)):
-            raise Forgotten(f"merging would bring back forgotten fact {short(new)}; forget or retract {short(old)} first")
-        state = _copy_into(tx, fact, new, endpoints[old], moved)
-        change_state(tx, old, status="superseded", superseded_by=new, reason=reason)
-        tx.log("move", "fact", [old, new], status=state["status"], superseded_by=state["superseded_by"])
-        contradictions.carry_over(tx, old, new)
+    moved = move_facts(tx, keep, drop, facts)
     tx.conn.execute(
         "UPDATE entities SET merged_into = ?, merged_at = ? WHERE id = ?", (keep["id"], tx.at, drop["id"]))
     if not keep["description"] and drop["description"]:
@@ -43,6 +33,30 @@ def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
     for relation in sorted({f["relation"] for f in facts}):
         functional.settle(tx, keep["id"], relation)
     return moved
+
+
+def move_facts(tx: Tx, keep: sqlite3.Row, drop: sqlite3.Row, facts: list[sqlite3.Row]) -> dict[str, str]:
+    """Carry `facts` (FACT_WITH_STATE rows naming `drop`) to `keep`: each old fact superseded by its
+    copy under the kept entity, its open questions asked there. Returns {old fact id: new fact id}."""
+    endpoints = {fact["id"]: _moved_endpoints(fact, drop["id"], keep["id"]) for fact in facts}
+    moved = _moved_ids(tx, facts, endpoints)
+    reason = f"merged {drop['name']} into {keep['name']}"
+    for fact in facts:
+        old, new = fact["id"], moved[fact["id"]]
+        if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (new,)):
+            raise Forgotten(f"merging would bring back forgotten fact {short(new)}; forget or retract {short(old)} first")
+        state = _copy_into(tx, fact, new, endpoints[old], moved)
+        change_state(tx, old, status="superseded", superseded_by=new, reason=reason)
+        tx.log("move", "fact", [old, new], status=state["status"], superseded_by=state["superseded_by"])
+        contradictions.carry_over(tx, old, new)
+    return moved
+
+
+def moved_already(tx: Tx, keep_id: str, drop_id: str, facts: list[sqlite3.Row]) -> set[str]:
+    """Those of `facts` (naming `drop_id`) that a merge already carried to `keep_id`: superseded by
+    the fact they become there."""
+    moved = _moved_ids(tx, facts, {f["id"]: _moved_endpoints(f, drop_id, keep_id) for f in facts})
+    return {f["id"] for f in facts if f["status"] == "superseded" and f["superseded_by"] == moved[f["id"]]}
 
 
 def _moved_ids(tx: Tx, facts: list[sqlite3.Row], endpoints: dict[str, tuple[str, str]]) -> dict[str, str]:

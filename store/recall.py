@@ -25,6 +25,7 @@ from functools import cached_property
 
 from . import reads
 from .pages import Page, listed
+from .recall_intent import PER_RELATION, Asking, Intent, dataset_phrases, named_at, read_intent, relation_match
 from .words import content_words
 
 # Bounds on what one question may cost, whatever is sent: the characters read and the words
@@ -34,6 +35,9 @@ MAX_WORDS = 16
 # The entities whose facts a question brings in, and how many facts each brings (a hub has thousands).
 NEIGHBOURS = 5
 PER_NEIGHBOUR = 25
+# The facts of a named entity's side read to find its relations (_asked_relations): a hub of 60,000
+# facts is not read whole.
+RELATIONS_READ = 5_000
 # The best direct matches ranked with their neighbours' words; the rest follow in their own order.
 POOL = 200
 # Up to this many matching facts, BM25 orders those that hold the same words.
@@ -127,7 +131,8 @@ def recall(conn: sqlite3.Connection, query: str, page: Page, *, include_supersed
         return answer | {"facts": listed(0, []), "entities": listed(0, [])}
     expressions = {word: word_expressions(word) for word in question.words}
     entities = _matching_entities(conn, expressions)
-    facts, common = _ranked_facts(conn, expressions, entities, include_superseded)
+    intent = read_intent(query[:MAX_QUERY_CHARS], dataset_phrases(conn))
+    facts, common = _ranked_facts(conn, expressions, entities, include_superseded, intent)
     if common:
         said = ", ".join(f"{word!r} ({count:,} facts)" for word, count in common)
         answer["note"] = "; ".join(filter(None, [answer.get("note"), (
@@ -191,14 +196,40 @@ def _matching_entities(conn: sqlite3.Connection, expressions: dict[str, tuple[st
     columns = {row[1] for row in conn.execute("PRAGMA table_info(entity_search)")}
     filters = [("{name} : ", 0), ("{about} : ", 2)] if "name" in columns else [("", 0)]
     frequency = dict.fromkeys(words, 0)
+    type_forms = _type_forms(conn)
     for column, shift in filters:
         held, counted, _ = _holding(conn, "entity_search", column, expressions, LARGE)
+        if shift:   # `about` begins with the entity's type
+            _drop_type_only(conn, held, expressions, type_forms)
         for i, word in enumerate(words):
             frequency[word] += counted[word]
             for n, weight in held[word].items():
                 masks[n] = masks.get(n, 0) | 1 << (4 * i + shift + (weight != 1.0))
     total = _count(conn, "entities")
     return _Entities(words, masks, {word: _idf(total, count) for word, count in frequency.items()})
+
+
+def _type_forms(conn: sqlite3.Connection) -> set[str]:
+    """The words that name a type: its name and plural ("service", "services")."""
+    forms = set()
+    for (name,) in conn.execute("SELECT name FROM types"):
+        name = name.lower()
+        forms |= {name, name + "s", name + "es", name[:-1] + "ies" if name.endswith("y") else name}
+    return forms
+
+
+def _drop_type_only(conn: sqlite3.Connection, held: dict[str, dict[int, float]],
+                    expressions: dict[str, tuple[str, str]], type_forms: set[str]) -> None:
+    """A word that shares only its stem with a type ("personal", Person) finds no entity by its type:
+    it would find every entity of that type. One that names the type ("services") does. (An entity
+    whose description holds the word as well is lost with them: FTS5 cannot ask for a word anywhere
+    but first.)"""
+    for word, (exact, broad) in expressions.items():
+        if word in type_forms or not held.get(word):
+            continue
+        first = {n for expression in {exact, broad} for n in _rowids(conn, "entity_search", f"{{about}} : ^{expression.split(' OR ')[0]}")}
+        for n in first & held[word].keys():
+            del held[word][n]
 
 
 def _entity_page(conn: sqlite3.Connection, entities: _Entities, page: Page) -> dict:
@@ -229,6 +260,8 @@ class _Fact:
     ends: tuple[int, int] | None = None          # its subject's and object's `n`, when looked up
     score: float = 0.0
     bm25: int = 0                                # its place in BM25's order of the matches
+    asked: float = 0.0                           # what it has of what the question asks (_rank_by_intent)
+    asked_why: str = ""
 
 
 @dataclass
@@ -265,7 +298,7 @@ def _held(mask: int, words: tuple[str, ...]) -> dict[str, float]:
 
 
 def _ranked_facts(conn: sqlite3.Connection, expressions: dict[str, tuple[str, str]], entities: _Entities,
-                  include_superseded: bool) -> tuple[_Ranked, list[tuple[str, int]]]:
+                  include_superseded: bool, intent: Intent) -> tuple[_Ranked, list[tuple[str, int]]]:
     """The ranked facts, and the words too common to be read whole, with how many facts hold each."""
     words = tuple(expressions)
     masks: dict[int, int] = {}     # each matching fact's question words, two bits each (_held)
@@ -299,7 +332,7 @@ def _ranked_facts(conn: sqlite3.Connection, expressions: dict[str, tuple[str, st
     pool = [_Fact(n, held_by[masks[n]], None, 0.0, places.get(n, 0)) for n in best]
     in_pool = set(best)
     statuses = ("current", "superseded", "retracted") if include_superseded else ("current",)
-    for n in _neighbourhoods(conn, entities, statuses):
+    for n in [*_neighbourhoods(conn, entities, statuses), *_asked_relations(conn, entities, statuses, intent)]:
         if n not in in_pool:
             pool.append(_Fact(n, held_by.get(masks.get(n, 0), {}), None, 0.0, places.get(n, 0)))
             in_pool.add(n)
@@ -313,6 +346,7 @@ def _ranked_facts(conn: sqlite3.Connection, expressions: dict[str, tuple[str, st
                         through[word] = max(through.get(word, 0.0), weight)
         fact.score = (sum(idf[w] * weight for w, weight in fact.words.items())
                       + THROUGH_ENTITY * sum(idf[w] * weight for w, weight in through.items()))
+    _rank_by_intent(conn, pool, entities, intent)
     pool.sort(key=lambda fact: (-fact.score, fact.bm25, -fact.n))
     return _Ranked(pool, in_pool, words, masks, score_of, places), [(word, frequency[word]) for word in common]
 
@@ -332,6 +366,55 @@ def _neighbourhoods(conn: sqlite3.Connection, entities: _Entities, statuses: tup
         brought += [row[0] for row in conn.execute(
             sql, (n, *statuses, PER_NEIGHBOUR, n, *statuses, PER_NEIGHBOUR, PER_NEIGHBOUR))]
     return brought
+
+
+def _named(entities: _Entities) -> list[int]:
+    """The entities the question names (by their names' words), best first; not one whose named
+    words another names too, and more ("warehouse" where the question says "warehouse loader")."""
+    named = [n for n in entities.ordered[:NEIGHBOURS] if entities[n].named]
+    return [n for n in named if not any(set(entities[n].named) < set(entities[other].named) for other in named)]
+
+
+def _asked_relations(conn: sqlite3.Connection, entities: _Entities, statuses: tuple[str, ...],
+                     intent: Intent) -> list[int]:
+    """The facts of the named entities whose relation the question asks for (recall_intent), a
+    bounded number of each relation: a hub's newest facts (_neighbourhoods) may not hold them."""
+    marks = ",".join("?" * len(statuses))
+    brought: list[int] = []
+    for n in _named(entities):
+        for column, index in (("subject_id", "facts_subject"), ("object_id", "facts_object")):
+            # among its first RELATIONS_READ facts of that side: a hub's relations, read at a bounded cost
+            relations = [row[0] for row in conn.execute(
+                f"""SELECT DISTINCT relation FROM (SELECT f.relation FROM entities e
+                    JOIN facts f INDEXED BY {index} ON f.{column} = e.id WHERE e.n = ? LIMIT {RELATIONS_READ})""", (n,))]
+            for relation in relations:
+                if relation_match(intent, relation) is None:
+                    continue
+                brought += [row[0] for row in conn.execute(
+                    f"""SELECT f.n FROM entities e JOIN facts f INDEXED BY {index} ON f.{column} = e.id
+                        JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+                        WHERE e.n = ? AND f.relation = ? AND v.status IN ({marks}) ORDER BY f.n DESC LIMIT ?""",
+                    (n, relation, *statuses, PER_RELATION))]
+    return brought
+
+
+def _rank_by_intent(conn: sqlite3.Connection, pool: list[_Fact], entities: _Entities, intent: Intent) -> None:
+    """Add to each fact's score what it has of what the question asks (store/recall_intent.py): the
+    relation asked for, the named entity on the side asked for, the kind of answer at its other end."""
+    if not pool:
+        return
+    named = _named(entities)
+    names = dict(conn.execute("SELECT n, name FROM entities WHERE n IN (SELECT value FROM json_each(?))",
+                              (json.dumps(named),)))
+    asking = Asking(intent, {n: named_at(intent, names.get(n, "")) for n in named})
+    by_n = {fact.n: fact for fact in pool}
+    for n, relation, *ends in conn.execute(
+            """SELECT f.n, f.relation, s.n, s.type, s.name || ' ' || s.description, o.n, o.type, o.name || ' ' || o.description
+               FROM facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
+               WHERE f.n IN (SELECT value FROM json_each(?))""", (json.dumps(list(by_n)),)):
+        fact = by_n[n]
+        fact.asked, fact.asked_why = asking.of(relation, (ends[0], ends[1], ends[2]), (ends[3], ends[4], ends[5]))
+        fact.score += fact.asked
 
 
 def _look_up_ends(conn: sqlite3.Connection, facts: list[_Fact]) -> None:
@@ -375,6 +458,8 @@ def _fact_why(fact: _Fact, question: Question, entities: _Entities, names: dict[
         through = [word for word in question.words if word in entities[end].about and word not in fact.words]
         if through:
             parts.append(f"a fact of {names[end]} ({', '.join(through)})")
+    if fact.asked_why:
+        parts.append(fact.asked_why)
     return "; ".join(parts)
 
 

@@ -301,11 +301,14 @@ def _word_pairs(members: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
 def _spelling_pairs(members: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     names = dict(members)
     keys = {id_: folded(name) for id_, name in members}
-    blocks: dict[tuple[str, str], list[str]] = defaultdict(list)
+    # digits must agree (below), so names are compared only with names holding the same digits:
+    # `node-000123` beside 9,999 other numbered nodes took 4.9 s of a worklist at 10,000 entities
+    blocks: dict[tuple[str, str, tuple[str, ...]], list[str]] = defaultdict(list)
     for id_, key in keys.items():
         if edits_allowed(key):
-            blocks["head", key[:2]].append(id_)
-            blocks["tail", key[-2:]].append(id_)
+            digits = tuple(_DIGITS.findall(key))
+            blocks["head", key[:2], digits].append(id_)
+            blocks["tail", key[-2:], digits].append(id_)
     pending = list(blocks.values())
     while pending:
         block = pending.pop()
@@ -323,7 +326,6 @@ def _spelling_pairs(members: list[tuple[str, str]]) -> Iterator[tuple[str, str]]
         distances = process.cdist(block_keys, block_keys, scorer=Levenshtein.distance, score_cutoff=cutoff)
         for i, j in zip(*distances.nonzero()):
             if i < j and distances[i, j] <= min(edits_allowed(block_keys[i]), edits_allowed(block_keys[j])) \
-                    and _DIGITS.findall(block_keys[i]) == _DIGITS.findall(block_keys[j]) \
                     and spelt_alike(names[block[i]], names[block[j]]):
                 yield block[i], block[j]
 

@@ -220,9 +220,22 @@ BEGIN SELECT RAISE(ABORT, 'the record of briefs is insert-only'); END;
 """
 
 
+# What a teammate's bundle brought in a merge (store/bundle_merge.py), kept as origin data beside this
+# store's own record times, which are the merge's (so time travel to before it shows the memory
+# without it). A version's judged_at: when the state it holds was decided where it was decided (NULL:
+# here, at recorded_at), which is what "later" means when two memories disagree; bundle: the seal of
+# the bundle that brought it. A fact's origin: JSON {bundle, dataset, recorded_at} for a fact a merge
+# brought, its actor kept as the teammate's. Read where they exist: an older store has merged nothing.
+_V9 = """
+ALTER TABLE fact_versions ADD COLUMN judged_at TEXT;
+ALTER TABLE fact_versions ADD COLUMN bundle TEXT;
+ALTER TABLE facts ADD COLUMN origin TEXT;
+"""
+
+
 # Each migration takes the schema from version i to i + 1: a DDL script, or a function for what
 # SQL alone cannot compute.
-MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5, _V6, _V7, _V8)
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5, _V6, _V7, _V8, _V9)
 SCHEMA_VERSION = len(MIGRATIONS)
 # Reads never migrate a file: they read a store as old as this. A migration that adds something the
 # reads query (not just an index) raises it to its own version; an older store is then read through a
@@ -231,7 +244,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # (Version 5's ledger_refs is read where it exists; a version 3 or 4 file is read without it. Version
 # 6's mark is read where it exists; a version 5 file's table is taken as whole. Version 7's search
 # index is read in either form: an older one has no stems and no name column, store/recall.py. Version
-# 8's record of briefs is read where it exists: an older store has given none.)
+# 8's record of briefs is read where it exists: an older store has given none. Version 9's origin
+# columns are read where they exist: an older store has merged no bundle.)
 OLDEST_READABLE = 3
 
 

@@ -57,7 +57,8 @@ def change_state(tx: Tx, fid: str, **changes: object) -> None:
     if "reason" in changes and "automatic" not in changes:
         state["automatic"] = 0  # a judgement's reason replaces the functional ordering's
     if version["recorded_at"] == tx.at:
-        assignments = ", ".join(f"{column} = ?" for column in STATE_COLUMNS)
+        # amended here, the state is this write's judgement, not one a merge brought (schema 9)
+        assignments = ", ".join(f"{column} = ?" for column in STATE_COLUMNS) + ", judged_at = NULL, bundle = NULL"
         tx.conn.execute(
             f"UPDATE fact_versions SET {assignments} WHERE fact_id = ? AND version = ?",
             (*[state[c] for c in STATE_COLUMNS], fid, version["version"]),

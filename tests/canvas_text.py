@@ -7,13 +7,19 @@ import itertools
 import math
 from typing import Any
 
-# Records the fillText calls of the graph canvas during one redraw, mapped to page px.
+# Records the fillText calls of the graph canvas during one redraw, mapped to page px; `over`: drawn
+# after a fill of the whole canvas (the veil a selection lays over the rest).
 RECORD_FRAME = """() => new Promise((resolve) => {
   const network = window.memlens.network;
   const canvas = network.body.container.querySelector("canvas");
   const frame = canvas.getBoundingClientRect();
-  const proto = CanvasRenderingContext2D.prototype, original = proto.fillText;
+  const proto = CanvasRenderingContext2D.prototype, original = proto.fillText, fillRect = proto.fillRect;
   const drawn = [];
+  let veiled = false;
+  proto.fillRect = function (x, y, w, h) {
+    if (this.canvas === canvas && w >= canvas.width && h >= canvas.height && this.globalAlpha < 1) veiled = true;
+    return fillRect.apply(this, arguments);
+  };
   proto.fillText = function (text, x, y) {
     if (this.canvas === canvas) {
       const t = this.getTransform(), ratio = canvas.width / canvas.clientWidth, zoom = Math.hypot(t.a, t.b) / ratio;
@@ -25,11 +31,11 @@ RECORD_FRAME = """() => new Promise((resolve) => {
       const shift = this.textAlign === "left" || this.textAlign === "start" ? width / 2 : this.textAlign === "right" ? -width / 2 : 0;
       cx += Math.cos(angle) * shift; cy += Math.sin(angle) * shift;
       drawn.push({ text: String(text), px, cx, cy, width, height: px, angle, baseline: this.textBaseline,
-                   colour: String(this.fillStyle), alpha: this.globalAlpha });
+                   colour: String(this.fillStyle), alpha: this.globalAlpha, over: veiled });
     }
     return original.apply(this, arguments);
   };
-  network.once("afterDrawing", () => { proto.fillText = original; resolve(drawn); });
+  network.once("afterDrawing", () => { proto.fillText = original; proto.fillRect = fillRect; resolve(drawn); });
   network.redraw();
 })"""
 
@@ -74,3 +80,15 @@ def record_frame(page: Any) -> list[dict[str, Any]]:
 
 def drawn_nodes(page: Any) -> list[dict[str, Any]]:
     return page.evaluate(NODES)
+
+
+def settled_scale(page: Any) -> float:
+    """The graph's zoom, once it has stopped moving."""
+    previous = None
+    for _ in range(50):
+        now = page.evaluate("() => window.memlens.network.getScale()")
+        if now == previous:
+            return now
+        previous = now
+        page.wait_for_timeout(120)
+    raise AssertionError("the zoom never settled")

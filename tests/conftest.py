@@ -29,8 +29,8 @@ def store_at_schema_version(path: Path, version: int) -> None:
 
 def as_schema_version(path: Path, version: int) -> None:
     """Turn the store at `path` back into what a memlens of schema `version` left, undoing the later
-    migrations; each must only have added indexes, tables and triggers, filled tables, or rebuilt a table (this
-    fails loudly once one does more). What one filled into an earlier one's table stays: rows that
+    migrations; each must only have added indexes, tables, triggers and columns, filled tables, or rebuilt a
+    table (this fails loudly once one does more). What one filled into an earlier one's table stays: rows that
     table holds in a store that never met the later version too. A rebuilt table stays rebuilt (the
     search index: the reads of every schema read either form)."""
     conn = sqlite3.connect(path, isolation_level=None)
@@ -42,8 +42,12 @@ def as_schema_version(path: Path, version: int) -> None:
                 dropped = re.fullmatch(r"DROP TABLE (\w+);?", statement)
                 made = re.fullmatch(r"CREATE (?:UNIQUE |VIRTUAL )?(INDEX|TABLE|TRIGGER) (\w+)\b.*", statement, re.S)
                 filled = re.fullmatch(r"INSERT (?:OR IGNORE )?INTO (\w+)\b.*", statement, re.S)
-                assert dropped or made or filled, f"a later migration does more than add indexes and tables: {statement}"
-                if dropped:
+                column = re.fullmatch(r"ALTER TABLE (\w+) ADD COLUMN (\w+)\b.*", statement, re.S)
+                assert dropped or made or filled or column, \
+                    f"a later migration does more than add indexes, tables and columns: {statement}"
+                if column:
+                    undo.append(f"ALTER TABLE {column[1]} DROP COLUMN {column[2]}")
+                elif dropped:
                     rebuilt.add(dropped[1])
                 elif made and made[2] not in rebuilt:
                     undo.append(f"DROP {made[1]} {made[2]}")
@@ -55,13 +59,14 @@ def as_schema_version(path: Path, version: int) -> None:
 
 
 class StepClock:
-    """A clock that moves one minute per reading, so every write has its own record time."""
+    """A clock that moves one minute (or `step`) per reading, so every write has its own record time."""
 
-    def __init__(self, start: datetime = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)) -> None:
-        self.now = start
+    def __init__(self, start: datetime = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc),
+                 step: timedelta = timedelta(minutes=1)) -> None:
+        self.now, self.step = start, step
 
     def __call__(self) -> datetime:
-        self.now += timedelta(minutes=1)
+        self.now += self.step
         return self.now
 
 

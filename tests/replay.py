@@ -28,6 +28,8 @@ def from_ledger(conn: sqlite3.Connection, at: str) -> State:
                 facts[refs[0]] = ("retracted", None)
             elif action == "forget":
                 facts[refs[0]] = ("forgotten", None)
+            elif action == "import":   # a fact copied by an import or brought by a merge, in the state it came in
+                facts[refs[0]] = (payload["status"], payload.get("superseded_by"))
             elif action == "move":
                 facts[refs[1]] = (payload["status"], payload.get("superseded_by"))
                 facts[refs[0]] = ("superseded", refs[1])

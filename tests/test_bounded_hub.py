@@ -96,7 +96,7 @@ def test_the_page_at_load_holds_a_bounded_number_of_elements(report, snapshot):
     assert len(snapshot["maintenance"]) > DOM_LIMIT  # one element per worklist row would not have fit
 
 
-def test_selecting_the_hub_shows_exact_counts_and_a_bounded_number_of_cards(report, hub):
+def test_selecting_the_hub_shows_exact_counts_and_a_bounded_number_of_lines(report, hub):
     hub_id, facts = hub
     page = report.page
     page.click("#tab-graph")
@@ -110,8 +110,9 @@ def test_selecting_the_hub_shows_exact_counts_and_a_bounded_number_of_cards(repo
     assert counted == dict(expected)
     total = page.locator("#detail .detail-section .muted").first.inner_text()
     assert int(total.replace(",", "")) == sum(expected.values())
-    cards = page.locator("#detail article.fact").count()
-    assert cards == sum(min(count, GROUP_CARDS) for count in expected.values()) < sum(expected.values())
+    lines = page.locator("#detail .fact-row").count()       # a fact is one line until opened
+    assert lines == sum(min(count, GROUP_CARDS) for count in expected.values()) < sum(expected.values())
+    assert page.locator("#detail article.fact").count() == 0
 
 
 def test_show_all_pages_through_every_fact_of_the_hubs_largest_group(report, hub):
@@ -124,9 +125,9 @@ def test_show_all_pages_through_every_fact_of_the_hubs_largest_group(report, hub
     group.locator(".group-show-all").click()
     seen: list[str] = []
     while True:
-        cards = group.locator("article.fact")
-        assert 0 < cards.count() <= GROUP_PAGE
-        seen += [cards.nth(i).get_attribute("data-fact-id") for i in range(cards.count())]
+        lines = group.locator(".fact-toggle")
+        assert 0 < lines.count() <= GROUP_PAGE
+        seen += [lines.nth(i).get_attribute("data-fact") for i in range(lines.count())]
         following = group.locator('.group-page:has-text("Next")').first
         if following.is_disabled():
             break

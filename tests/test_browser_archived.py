@@ -36,6 +36,7 @@ def test_an_archived_memory_is_marked_on_its_card_and_timeline_and_the_filter_hi
     opened = open_report(browser, report, fragment=deep_link("entity", archived["id"]))
     try:
         page = opened.page
+        opened.show_fact_cards()
         card = page.locator(f'#detail article.fact[data-fact-id="{fact["id"]}"]')
         assert card.locator(".status-archived").inner_text() == "archived"
         assert card.locator(".fact-state-reason").inner_text() == "archived by mnemo"
@@ -65,6 +66,7 @@ def test_a_superseded_memorys_link_names_what_differs_from_its_own_title(browser
     opened = open_report(browser, report, fragment=deep_link("entity", memory["id"]))
     try:
         page = opened.page
+        opened.show_fact_cards()
         page.locator("#detail-show-superseded").click()
         card = page.locator(f'#detail article.fact[data-fact-id="{first["id"]}"]')
         card.wait_for()

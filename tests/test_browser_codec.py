@@ -216,6 +216,7 @@ def test_the_page_links_exactly_the_evidence_python_calls_a_web_link(browser, tm
     b.assert_fact(first, "cites", second, evidence=texts)
     opened = open_report(browser, write_report(b.build(), tmp_path / "report.html"))
     try:
+        opened.show_fact_cards()
         opened.page.evaluate("(id) => window.memlens.selectEntityById(id)", first)
         linked = opened.page.locator("#detail .fact-evidence a").all_inner_texts()
         shown = opened.page.locator("#detail .fact-evidence li").count()

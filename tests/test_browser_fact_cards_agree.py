@@ -46,6 +46,7 @@ def test_the_sites_fact_cards_and_the_reports_say_the_same_in_the_same_order(bro
 
     opened = open_report(browser, report, fragment=deep_link("entity", api))
     try:
+        opened.show_fact_cards()
         assert opened.page.locator("#detail article.fact").count() == 3  # the retired ones wait for a click
         opened.page.locator("#detail-show-superseded").click()
         opened.page.wait_for_function("() => document.querySelectorAll('#detail article.fact').length === 5")

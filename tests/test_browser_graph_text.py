@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from canvas_text import drawn_nodes, overlapping, record_frame, texts_overlap
+from canvas_text import drawn_nodes, overlapping, record_frame, settled_scale, texts_overlap
 from viewer_fixtures import open_report
 
 pytestmark = pytest.mark.browser
@@ -130,15 +130,8 @@ def test_zoom_buttons_and_keys_zoom_in_out_and_fit_all(browser, demo):
     try:
         page = opened.page
 
-        def scale() -> float:   # once the zoom has stopped moving
-            previous = None
-            for _ in range(50):
-                now = page.evaluate("() => window.memlens.network.getScale()")
-                if now == previous:
-                    return now
-                previous = now
-                page.wait_for_timeout(120)
-            raise AssertionError("the zoom never settled")
+        def scale() -> float:
+            return settled_scale(page)
 
         fitted = scale()
         page.click("#zoom-in")
@@ -228,6 +221,7 @@ def test_at_a_past_record_time_the_panel_lists_what_the_cli_lists_and_no_later_c
         # one entity merged away since was still there
         entities_then = int(page.locator('#header-counts [data-count="entities"] dd').inner_text())
         assert then["legend"] == entities_then == 52
+        opened.show_fact_cards()
         page.evaluate("() => window.memlens.selectEntityById(window.memlens.network.body.data.nodes.get()"
                       ".find((n) => n.label === 'api-gateway').id)")
         shown = page.evaluate("() => [...document.querySelectorAll('#detail article.fact')].map((a) => a.dataset.factId)")

@@ -68,6 +68,7 @@ def test_only_web_evidence_becomes_a_link(hostile_report):
     report, snapshot = hostile_report
     page = report.page
     first = snapshot["entities"][0]
+    report.show_fact_cards()
     page.evaluate("(id) => window.memlens.selectEntityById(id)", first["id"])
     evidence = page.locator("#detail .fact-evidence li")
     assert evidence.count() >= 6

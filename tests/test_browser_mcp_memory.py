@@ -20,6 +20,9 @@ def test_the_servers_hostile_text_is_shown_literally_and_runs_nothing(browser, t
         page.evaluate("(id) => window.memlens.selectEntityById(id)", hostile["id"])
         page.locator("#detail h2").wait_for()
         assert page.locator("#detail h2").inner_text() == HOSTILE
+        lines = page.locator("#detail").inner_text()         # one line a fact: names and relations as written
+        assert "001. {{ 7*7 }}" in lines and "links_script_to" in lines and "relationType as written" not in lines
+        report.show_fact_cards()                              # each card: the descriptions too
         panel = page.locator("#detail").inner_text()
         for shown in ("001. {{ 7*7 }}", "002. javascript:alert(3)", "<b>bold</b>", 'links_script_to',
                       'relationType as written: "links </script> to"', '<img src=x onerror="alert(2)">'):

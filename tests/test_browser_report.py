@@ -54,6 +54,9 @@ def test_search_focuses_and_selects_the_entity(report):
 
 def test_clicking_a_node_on_the_canvas_lists_its_facts(report):
     page = report.page
+    report.show_fact_cards()
+    assert panel_text(report) == ""            # the panel waits beside the graph until it is asked for
+    page.click("#detail-open")
     assert "Nothing selected" in panel_text(report)
     point = page.evaluate("""(id) => {
         const network = window.memlens.network;
@@ -74,6 +77,7 @@ def test_clicking_a_node_on_the_canvas_lists_its_facts(report):
 
 def test_contested_tag_shows_on_both_contested_facts(report):
     page = report.page
+    report.show_fact_cards()
     page.evaluate("(id) => window.memlens.selectEntityById(id)", IDS.payments_api)
     for mine, other in ((IDS.payments_needs_ledger, IDS.ledger_needs_payments),
                         (IDS.ledger_needs_payments, IDS.payments_needs_ledger)):
@@ -89,6 +93,7 @@ def test_contested_tag_shows_on_both_contested_facts(report):
 
 def test_superseded_facts_are_hidden_until_toggled_then_drawn_dashed(report):
     page = report.page
+    report.show_fact_cards()
     assert edge(report, IDS.alice_at_acme)["hidden"] is False
     assert edge(report, IDS.alice_at_globex) is None  # retired and not shown: not in vis's data at all
     page.evaluate("(id) => window.memlens.selectEntityById(id)", IDS.alice)
@@ -118,6 +123,7 @@ def travel(page, slider: str, view_key: str, value) -> None:
 
 def test_record_time_as_of_hides_a_fact_until_it_was_recorded(report):
     page = report.page
+    report.show_fact_cards()
     times = page.evaluate("() => window.memlens.times")
     recorded = next(f["recorded_at"] for f in project_snapshot()["facts"] if f["id"] == IDS.alice_at_acme)
     before = times.index(recorded) - 1

@@ -156,6 +156,7 @@ def test_true_at_shows_who_owned_billing_then_in_the_panel_marked_as_held_then(b
     opened = open_report(browser, report, fragment="#entity=billing-service")
     try:
         page = opened.page
+        opened.show_fact_cards()
         owner = page.locator('#detail .fact:has(.fact-relation:text-is(" owned_by "))')
         assert owner.count() == 1 and "Sam Lee" not in owner.inner_text()          # now: one owner, current
         page.focus("#asof-valid")

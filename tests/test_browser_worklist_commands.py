@@ -72,5 +72,7 @@ def test_a_card_whose_evidence_changed_is_marked(report, snapshot):
     card = page.locator(f'article[data-fact-id="{changed}"]')
     card.wait_for()
     assert card.locator(".tag-stale").inner_text() == "evidence changed since recorded"
+    assert page.locator("#detail .fact-row .mark-stale").count() == 1      # its line is marked too
+    report.show_fact_cards()
     others = page.locator("article.fact .tag-stale")
     assert others.count() == 1 and page.locator("article.fact").count() > 1

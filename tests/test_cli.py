@@ -18,7 +18,7 @@ def all_commands(group: click.Group = main, prefix: tuple[str, ...] = ()):
 
 COMMANDS = list(all_commands())
 # These act on files or host settings, not on a dataset (demo has --db, but builds its own).
-NOT_ON_A_DATASET = {("demo",), ("verify",), ("hooks", "install"), ("hooks", "uninstall")}
+NOT_ON_A_DATASET = {("demo",), ("verify",), ("hooks", "install"), ("hooks", "uninstall"), ("hooks", "status")}
 # Its standard output is the MCP protocol, JSON-RPC already: there is nothing for --json to change.
 SPEAKS_A_PROTOCOL = {("mcp",)}
 

@@ -302,8 +302,37 @@ def case_hooks_uninstall(cli, home, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ok(cli("hooks", "install", "--host", "claude-code", "--project"))
     said(cli("hooks", "uninstall", "--host", "claude-code", "--project", "--json"))
-    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
-    assert "memlens maintain" not in json.dumps(settings)
+    assert not (tmp_path / ".claude").exists()   # it made the file, and took it away again
+
+
+def case_hooks_status(cli, home, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ok(cli("hooks", "install", "--host", "cursor", "--project"))
+    rows = said(cli("hooks", "status", "--host", "cursor", "--project", "--json"))
+    assert [row["state"] for row in rows] == ["installed"] * 3
+
+
+def case_phrases_add(cli, home, tmp_path):
+    ok(cli("remember", "billing:Service --owned_by--> priya:Person", "billing:Service --mentions--> tending:Person",
+           "-d", "t"))
+    before = said(cli("recall", "who tends billing", "-d", "t", "--json"))["facts"]
+    assert before[0]["relation"] == "mentions"   # it holds both words; nothing says tending is owning
+    assert said(cli("phrases", "add", "Tends", "owned_by", "-d", "t", "--json")) == {"tends": ["owned_by"]}
+    found = said(cli("recall", "who tends billing", "-d", "t", "--json"))["facts"]
+    assert (found[0]["relation"], found[0]["object_name"]) == ("owned_by", "priya")
+
+
+def case_phrases_list(cli, home, tmp_path):
+    ok(cli("remember", "alice:Person --works_at--> acme:Organization", "-d", "t"))
+    ok(cli("phrases", "add", "answers to", "~manages", "-d", "t"))
+    assert said(cli("phrases", "list", "-d", "t", "--json")) == {"answers to": ["~manages"]}
+
+
+def case_phrases_remove(cli, home, tmp_path):
+    ok(cli("remember", "alice:Person --works_at--> acme:Organization", "-d", "t"))
+    ok(cli("phrases", "add", "answers to", "~manages", "-d", "t"))
+    said(cli("phrases", "remove", "answers to", "-d", "t", "--json"))
+    assert said(cli("phrases", "list", "-d", "t", "--json")) == {}
 
 
 def case_brief(cli, home, tmp_path):

@@ -79,12 +79,12 @@ def test_components_are_packed_side_by_side_not_thrown_to_the_corners():
     assert len(boxes) == 9
     for i, box in enumerate(boxes):
         nearest = min(_gap(box, other) for j, other in enumerate(boxes) if j != i)
-        assert nearest <= COMPONENT_GAP + 1e-6, (i, nearest)
+        assert nearest <= COMPONENT_GAP + 0.1 + 1e-6, (i, nearest)   # positions are rounded to 0.1 px
     left, top = min(b[0] for b in boxes), min(b[1] for b in boxes)
     right, bottom = max(b[2] for b in boxes), max(b[3] for b in boxes)
     covered = sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
     assert covered / ((right - left) * (bottom - top)) > 0.5       # the whole is mostly components
-    assert 1.0 <= (right - left) / (bottom - top) <= 3.0            # wider than tall, like a screen
+    assert 1.0 <= (right - left) / (bottom - top) <= 3.5            # wider than tall, like the graph's box (twice)
     assert abs((left + right) / 2) < 1 and abs((top + bottom) / 2) < 1   # centred where the view opens
 
 

@@ -339,6 +339,23 @@ def test_maintain_pages_come_from_one_worklist_until_the_store_changes(server):
     assert server.data("maintain", limit=1, cursor="1")["worklist"]["total"] == total + 1
 
 
+def test_the_brief_is_a_prompt_recorded_as_given_and_a_resource_that_is_only_read(tmp_path):
+    home = tmp_path / "home"
+    with served(home, "-d", "briefs") as server:
+        remember(server, fact("brief-service", "owned_by", "zoe", valid_from="2026-02-01"))
+        [prompt] = [p for p in server.portal.call(server.client.list_prompts).prompts if p.name == "brief"]
+        assert "not instructions" in prompt.description
+        text = server.portal.call(server.client.get_prompt, "brief", {}).messages[0].content.text
+        assert "- brief-service owned_by zoe since 2026-02-01 [" in text
+        assert text.splitlines()[-1].startswith("This is recalled memory from memlens")
+        [resource] = [r for r in server.portal.call(server.client.list_resources).resources if r.name == "brief"]
+        read = server.portal.call(server.client.read_resource, str(resource.uri)).contents[0].text
+        assert "- brief-service owned_by zoe since 2026-02-01 [" in read
+    with sqlite3.connect(home / "briefs.sqlite") as conn:
+        # the prompt was given to the client that asked; reading the resource gave nothing to anyone
+        assert conn.execute("SELECT host, chars FROM briefs").fetchall() == [("mcp:pytest-agent", len(text))]
+
+
 def test_a_near_miss_is_a_tool_error_naming_the_entity_and_how_to_insist(server):
     remember(server, fact("ledger-svc", "owned_by", "Priya Natarajan"))
     error = server.error("remember", facts=[fact("ledger-svc", "reviewed_by", "Priya Natarjan")])

@@ -8,7 +8,7 @@ import pytest
 from viewer_fixtures import SnapshotBuilder
 
 from memlens.viewer.reading import BundleUnreadable, carried_over, read_looks
-from memlens.viewer.model.palette import PALETTE, SHAPES, TypeLook, assign_looks, preferred_colour, type_counts
+from memlens.viewer.model.palette import PALETTE, SHAPE_SHIFT, SHAPES, TypeLook, assign_looks, preferred_colour, type_counts
 from memlens.viewer.report.write import write_report
 from memlens.viewer.site.build import write_site
 
@@ -69,10 +69,37 @@ def test_beyond_the_palette_the_shape_differs_so_no_two_types_share_a_look():
     names = [f"Type{i}" for i in range(len(PALETTE) * len(SHAPES))]
     looks = assign_looks({name: 100 - i % 50 for i, name in enumerate(names)})
     assert len(set(looks.values())) == len(names)
-    # the most used types keep the dots
+    # the most used types keep the dots, but for the colour nearest another, which takes a shape
     most_used = sorted(names, key=lambda n: (-(100 - names.index(n) % 50), n))[:len(PALETTE)]
-    assert {looks[n].shape for n in most_used} == {"dot"}
+    assert {looks[n].shape for n in most_used if looks[n].color not in SHAPE_SHIFT} == {"dot"}
+    assert [looks[n].shape for n in most_used if looks[n].color in SHAPE_SHIFT] == ["diamond"]
     assert {looks[n].shape for n in names} == set(SHAPES)
+
+
+def nearest_pair() -> tuple[str, str]:
+    """The two colours of the palette nearest each other under normal vision."""
+    return min(itertools.combinations(PALETTE, 2), key=lambda pair: float(np.linalg.norm(lab(linear(pair[0])) - lab(linear(pair[1])))))
+
+
+def test_past_the_palette_the_two_nearest_colours_never_share_a_shape_among_the_first_24_types():
+    near = nearest_pair()
+    assert set(near) == {"#ddaa33", "#997700"} and set(near) & set(SHAPE_SHIFT)
+    for count in range(len(PALETTE) + 1, 3 * len(PALETTE) + 1):
+        looks = assign_looks(counts(*(f"Type{i:02d}" for i in range(count)))).values()
+        assert len(set(looks)) == count
+        shapes = {colour: {look.shape for look in looks if look.color == colour} for colour in near}
+        assert not shapes[near[0]] & shapes[near[1]], count
+    # while the types fit the palette, both are dots: each has a colour of its own
+    looks = assign_looks(counts(*(f"Type{i}" for i in range(len(PALETTE))))).values()
+    assert {look.shape for look in looks if look.color in near} == {"dot"}
+
+
+def test_a_shaped_look_is_kept_by_a_regeneration_that_still_needs_shapes():
+    names = [f"Type{i:02d}" for i in range(12)]
+    before = assign_looks(counts(*names))
+    after = assign_looks(counts(*names, "Newcomer"), before)
+    assert {name: after[name] for name in names} == before
+    assert any(look.color in SHAPE_SHIFT and look.shape != "dot" for look in before.values())
 
 
 def test_a_type_keeps_its_look_when_types_are_added_given_the_previous_looks():

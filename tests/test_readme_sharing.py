@@ -21,7 +21,7 @@ def test_every_sharing_command_in_the_readme_works(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert cli("demo").exit_code == 0
     commands = sharing_commands()
-    assert [c[1] for c in commands] == ["export", "export", "bundles", "verify", "diff", "import"]
+    assert [c[1] for c in commands] == ["export", "export", "bundles", "verify", "diff", "import", "import", "import"]
     outputs = []
     for command in commands:
         assert command[0] == "memlens"
@@ -31,5 +31,8 @@ def test_every_sharing_command_in_the_readme_works(cli, tmp_path, monkeypatch):
     assert (tmp_path / "memory.html").stat().st_size > 0 and (tmp_path / "docs/memory/manifest.json").is_file()
     assert outputs[3].startswith("ok: docs/memory: 51 entities (1 more merged into them), 93 facts")
     assert "no changes" in outputs[4]
+    # the teammate's dataset holds memories now: the report of the same memory is merged, changing nothing
+    assert outputs[6].startswith("dry run: nothing was changed. The merge: nothing changed")
+    assert outputs[7].startswith("merged memory.html into teammate: nothing changed")
     with Memory(datasets.path_for("teammate"), readonly=True) as copy, Memory(datasets.path_for("demo"), readonly=True) as demo:
         assert copy.stats()["facts"] == demo.stats()["facts"] == 93

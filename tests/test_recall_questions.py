@@ -82,7 +82,8 @@ def test_a_question_answered_through_an_entitys_description_says_so(team, tmp_pa
 def test_each_fact_says_which_words_it_holds_and_the_named_entity_comes_first(team):
     found = team.recall("who owns the billing service", limit=5)
     assert found["words"] == ["owns", "billing", "service"]
-    assert found["facts"][0]["why"] == "a fact of billing-service; matched: owns"
+    assert found["facts"][0]["why"] == ("a fact of billing-service; matched: owns; its subject asked for, "
+                                        "who: a person or team")
     assert found["entities"][0]["name"] == "billing-service" and found["entities"][0]["why"] == "named: billing, service"
     others = [f for f in found["facts"] if f["subject_name"] != "billing-service"]
     assert all("billing-service" not in f["why"] for f in others)
@@ -186,9 +187,11 @@ def test_the_schema_7_migration_rebuilds_the_index_with_stems_and_without_forgot
                          FactInput("vault", "holds", "hunter2", "Tool", "Concept")])
         memory.forget_fact(memory.recall("hunter2")["facts"][0]["id"], with_orphans=True)
         memory.describe("priya", "tech lead")
-    # as schema 6 left it: one text column per entity, no stems (and no record of briefs)
+    # as schema 6 left it: one text column per entity, no stems (and no record of briefs, no origin columns)
     with sqlite3.connect(path) as old:
         old.executescript(f"""
+            ALTER TABLE fact_versions DROP COLUMN judged_at; ALTER TABLE fact_versions DROP COLUMN bundle;
+            ALTER TABLE facts DROP COLUMN origin;
             DROP TABLE briefs; DROP INDEX entities_type;
             DROP TABLE fact_search; DROP TABLE entity_search;
             CREATE VIRTUAL TABLE fact_search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
@@ -200,7 +203,7 @@ def test_the_schema_7_migration_rebuilds_the_index_with_stems_and_without_forgot
         assert old.execute("SELECT rowid FROM fact_search WHERE fact_search MATCH 'owns'").fetchall() == []
     with Memory(path, clock=StepClock()) as memory:
         memory.add_type("Runbook")  # a write migrates the file
-        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 8
+        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
         assert [key(f) for f in memory.recall("who owns billing")["facts"]] == [("billing-service", "owned_by", "priya")]
         assert memory.recall("lead")["entities"][0]["name"] == "priya"
         assert memory.recall("hunter2")["facts"] == [] and memory.recall("hunter2")["entities"] == []

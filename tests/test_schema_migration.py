@@ -28,9 +28,12 @@ def owned(memory: Memory) -> None:
 def as_schema_2(path: Path) -> None:
     """What memlens wrote before schema 3: no automatic column, no name key, a NOCASE index (and
     none of schema 4's judged-facts index nor of schema 5's ledger_refs, nor of schema 6's mark, nor
-    of schema 8's record of briefs)."""
+    of schema 8's record of briefs, nor of schema 9's origin columns)."""
     conn = sqlite3.connect(path)
     conn.executescript("""
+        ALTER TABLE fact_versions DROP COLUMN judged_at;
+        ALTER TABLE fact_versions DROP COLUMN bundle;
+        ALTER TABLE facts DROP COLUMN origin;
         DROP TABLE briefs;
         DROP INDEX entities_type;
         DROP TABLE ledger_refs_upto;
@@ -62,7 +65,7 @@ def test_an_old_store_migrates_on_its_first_write_and_reads_as_before(tmp_path: 
     with Memory(path, clock=StepClock()) as memory:
         memory.add_type("Runbook")
         after = memory.snapshot()
-        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         flags = memory.conn.execute("SELECT reason, automatic FROM fact_versions WHERE status = 'superseded'").fetchall()
         keys = [r[0] for r in memory.conn.execute("SELECT name_key FROM entities ORDER BY name_key")]
         # The migrated flag drives the ordering as the reason text did: restoring lifts the end date.

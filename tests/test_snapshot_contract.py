@@ -11,8 +11,9 @@ from memlens.store import demo
 from memlens.store.memory import Memory
 from memlens.store.snapshot.load import load_into
 
-# A ledger payload's keys depend on its action: its shape is "a dict", whatever it holds.
-OPAQUE = {"ledger[].payload"}
+# A ledger payload's keys depend on its action, the withheld facts' are fact ids: their shape is
+# "a dict", whatever it holds.
+OPAQUE = {"ledger[].payload", "withheld_from_briefs"}
 
 
 def shape(value: Any, path: str = "", into: dict[str, set[str]] | None = None) -> dict[str, set[str]]:

@@ -171,13 +171,12 @@ def test_a_file_at_the_report_path_that_memlens_did_not_write_there_is_refused_u
     configure(cli, world, "docs/memory.html")
     assert "is not the report memlens wrote there" in failed_line(maintain(cli, world))
     assert report.read_text() == "<p>my own notes, not a report</p>"
-    # a teammate's report, committed there: memlens's format, but not what this memlens wrote there
-    teammate = world.tmp / "teammate.html"
-    assert cli("export", "--db", str(world.store), "--format", "html", "-o", str(teammate)).exit_code == 0
-    report.write_bytes(teammate.read_bytes())
-    assert "is not the report memlens wrote there" in failed_line(maintain(cli, world))
-    assert report.read_bytes() == teammate.read_bytes()
-    # the user decides: their own export takes the path over, and maintain keeps it current after
+    # the user decides: an export does not overwrite their notes either; once they move them away,
+    # their export takes the path over, and maintain keeps it current after
+    refused = cli("export", "--db", str(world.store), "--format", "html", "-o", "docs/memory.html")
+    assert refused.exit_code == 1 and "is not a report memlens wrote" in refused.output
+    assert report.read_text() == "<p>my own notes, not a report</p>"
+    report.rename(report.with_name("notes.html"))
     assert cli("export", "--db", str(world.store), "--format", "html", "-o", "docs/memory.html").exit_code == 0
     remember(world.store, ("dave", "uses", "auth"))
     assert maintain(cli, world).exit_code == 0 and b"dave" in report.read_bytes()

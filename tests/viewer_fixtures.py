@@ -23,6 +23,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from memlens.store.brief_screen import withheld_facts
+
 NAMESPACE = uuid.UUID("6f1c1f7e-3c55-4c0e-9b7a-4d1c2f6a9e10")
 DEFAULT_TYPES = ["Concept", "Library", "Module", "Organization", "Person", "Service", "Team"]
 
@@ -54,6 +56,7 @@ class SnapshotBuilder:
     dismissals: list[dict[str, Any]] = field(default_factory=list)
     maintenance: list[dict[str, Any]] = field(default_factory=list)
     ledger: list[dict[str, Any]] = field(default_factory=list)
+    briefs: list[dict[str, Any]] = field(default_factory=list)
     _clock: datetime | None = None
 
     # -- ids (a subclass may give the store's own) -------------------------------------------
@@ -219,6 +222,14 @@ class SnapshotBuilder:
         self.maintenance.append({"key": key, "kind": kind, "summary": summary, "refs": refs,
                                  "content": content})
 
+    def give_brief(self, host: str, session: str | None, source: str | None, facts: list[str]) -> None:
+        """A brief given at a session's start: no ledger row (giving one is not a write)."""
+        text = "\n".join(facts)
+        self.briefs.append({"at": self.now(), "host": host, "session": session, "source": source,
+                            "hash": "sha256:" + hashlib.sha256(self.ledger[-1]["at"].encode()).hexdigest(),
+                            "facts": list(facts),
+                            "digest": "sha256:" + hashlib.sha256(text.encode()).hexdigest(), "chars": len(text)})
+
     # -- output -----------------------------------------------------------------------------
     def build(self) -> dict[str, Any]:
         names = {eid: e["name"] for eid, e in self.entities.items()}
@@ -242,6 +253,8 @@ class SnapshotBuilder:
             "dismissals": list(self.dismissals),
             "maintenance": list(self.maintenance),
             "ledger": list(self.ledger),
+            "briefs": list(self.briefs),
+            "withheld_from_briefs": withheld_facts(facts, names),
             "stats": {
                 "entities": sum(1 for e in entities if e["merged_into"] is None),
                 "facts": len(facts),
@@ -345,6 +358,7 @@ def build_project(actor_prefix: str = "") -> tuple[SnapshotBuilder, ProjectIds]:
                               evidence=["https://acme.example/team/alice", "user said 2026-03-05"],
                               valid_from="2025-06-01", actor="agent:claude")
     b.contest(globex_fact, acme_fact, "two employers at once for a functional relation", 0.9)
+    b.give_brief("claude-code", "session-1", "startup", [acme_fact, platform_owner, forgotten])
     b.supersede(globex_fact, acme_fact, "alice moved to Acme in June 2025")
     payments_team_owner = b.assert_fact(payments, "owned_by", payments_team, evidence=["repo://OWNERS#L2"],
                                         valid_from="2025-09-01", actor="cli:bob")
@@ -363,6 +377,7 @@ def build_project(actor_prefix: str = "") -> tuple[SnapshotBuilder, ProjectIds]:
     b.retract(dave_globex, "wrong person: that was dave from another team")
     b.merge(payment_api_dupe, payments)
     b.forget(forgotten)
+    b.give_brief("codex", None, None, [acme_fact, payments_team_owner, needs_ledger, needs_payments])
     b.dismiss(f"hotspot:{auth[:8]}:uses", "hotspot", sorted(
         f["id"] for f in b.facts.values() if f["subject"] == auth and f["relation"] == "uses"),
         "auth-service really uses both Redis and SQLAlchemy")
@@ -640,16 +655,22 @@ class OpenedReport:
         """The ids of the entities the graph has drawn."""
         return set(self.page.evaluate("window.memlens.network.body.data.nodes.getIds()"))
 
+    def show_fact_cards(self) -> None:
+        """Has the detail panel show each fact as its card (the reader's choice; one line each at first)."""
+        self.page.evaluate("() => window.memlens.showFactCards(true)")
+
     def close(self) -> None:
         self.context.close()
 
 
 def open_report(browser: Any, path: Any, *, color_scheme: str = "light", width: int = 1280,
                 height: int = 800, fragment: str = "", url: str | None = None,
-                wait_for_graph: bool = True, javascript: bool = True, graph_timeout_ms: int = 15_000) -> OpenedReport:
-    """Opens `path` (or `url`) with every request outside its own origin aborted and recorded."""
+                wait_for_graph: bool = True, javascript: bool = True, graph_timeout_ms: int = 15_000,
+                bypass_csp: bool = False) -> OpenedReport:
+    """Opens `path` (or `url`) with every request outside its own origin aborted and recorded.
+    `bypass_csp`: the page's Content-Security-Policy is set aside (to load a test's own script)."""
     context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme,
-                                  java_script_enabled=javascript)
+                                  java_script_enabled=javascript, bypass_csp=bypass_csp)
     page = context.new_page()
     url = (url or "file://" + str(path)) + fragment
     allowed = "file:" if url.startswith("file:") else url.split("/", 3)[0] + "//" + url.split("/", 3)[2] + "/"

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from memlens.store.memory import Memory
     from memlens.viewer.model.palette import TypeLook
 
-FORMATS = ("html", "site")
+# brief: the brief as a file of its own (brief_file.py); rules: in a host's rules file (rules_block.py)
+FORMATS = ("html", "site", "brief", "rules")
 _RECORD_LIMIT = 64 << 20   # bundles.json: a line or two per bundle
 
 
@@ -195,7 +196,7 @@ def load_writer(fmt: str) -> None:
     """Import the writer before the snapshot exists: importing jinja2, networkx and numpy while
     millions of snapshot objects are alive makes every garbage collection pass walk them all
     (seconds at 100,000 entities)."""
-    if fmt in FORMATS:
+    if fmt in ("html", "site"):
         import memlens.viewer.report.write  # noqa: F401
         import memlens.viewer.site.build  # noqa: F401
     elif fmt in ("graphml", "gexf"):
@@ -207,6 +208,10 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     on its way, or a file at its place is not one memlens wrote there."""
     way = bundle.way
     current = memory.content_hash()
+    if bundle.format == "rules":   # a marked block in a file of the user's, made from the store itself
+        from .rules_block import write_rules_block
+
+        return Regeneration(bundle, write_rules_block(memory.conn, memory.path, way.path), current)
     if holds(way, bundle.format, current):
         _sweep(way, bundle.format)   # what a killed regeneration left (a write sweeps it as it starts)
         return Regeneration(bundle, False, current)
@@ -215,6 +220,10 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     # the bundles memlens keeps in its home (`memlens view`'s report) are no one else's to write
     take_over = way.path.is_relative_to(datasets.home().resolve())
     check_way(way, bundle.format, take_over=take_over)   # before anything of the old bundle is read
+    if bundle.format == "brief":   # made from the store itself, not from a snapshot
+        from .brief_file import write_brief_file
+
+        return Regeneration(bundle, True, write_brief_file(memory.conn, memory.path, way))
     load_writer(bundle.format)
     from .reading import carried_over
 
@@ -247,10 +256,11 @@ def check_way(way: Way, fmt: str, *, take_over: bool = False) -> None:
                 return
     except FileNotFoundError:
         return   # folders still to be made: checked as they are made
-    raise BundleError(f"{way.path} is not the report memlens wrote there (by its records in $MEMLENS_HOME: edited, "
+    what = {"html": "report", "brief": "brief file"}.get(fmt, fmt)
+    raise BundleError(f"{way.path} is not the {what} memlens wrote there (by its records in $MEMLENS_HOME: edited, "
                       "replaced by a checkout, or written by someone else); memlens replaces only what it wrote, so "
-                      "it was left as it was: check it, then remove it, or write it yourself once (memlens export "
-                      "--format html -o PATH)")
+                      f"it was left as it was: check it, then remove it, or write it yourself once (memlens export "
+                      f"--format {fmt} -o PATH)")
 
 
 def _sweep(way: Way, fmt: str) -> None:

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from memlens.store import datasets
+from memlens.store.checked_folder import Way
 from memlens.store.confined import UntrustedFileError, read_regular_file
 
-from .atomic import atomic_write
+from .atomic import atomic_write, replace_file
 
 _LIMIT = 256 << 20   # a record lists a file per line: a 100,000-entity site's is about 20 MB
 VERSION = 1
@@ -108,3 +110,15 @@ class Written:
 
 def _record_path(bundle: str) -> Path:
     return datasets.home() / "written" / f"{hashlib.sha256(bundle.encode('utf-8', 'surrogateescape')).hexdigest()[:32]}.json"
+
+
+def write_recorded(way: Way, fmt: str, content: str | bytes | Iterable[str], snapshot_hash: str | None) -> Path:
+    """Write the one-file bundle at `way` (a report, a brief) as atomic.replace_file does, and record
+    it as memlens's, made from the snapshot `snapshot_hash`; returns its path."""
+    digest = hashlib.sha256()
+    with way.folder(create=True) as folder:
+        status = replace_file(folder, way.name, content, digest=digest)
+    written = Written(str(way.path), fmt)
+    written.files, written.hash = {way.name: [mark_of(digest.hexdigest(), status)]}, snapshot_hash
+    written.save()
+    return way.path

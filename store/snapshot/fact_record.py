@@ -7,11 +7,12 @@ from typing import Any, Sequence
 def fact_record(
     fact_id: str, subject: str, relation: str, obj: str, description: str, evidence: list, actor: str,
     functional: bool, history: list[dict[str, Any]], reassertions: int,
-    contested: bool = False, contradictions: Sequence[str] = (),
+    contested: bool = False, contradictions: Sequence[str] = (), origin: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A fact that has its text; its status, reason and valid time are its newest version's."""
+    """A fact that has its text; its status, reason and valid time are its newest version's. `origin`:
+    where a merge brought it from ({bundle, dataset, recorded_at}), a field only such facts have."""
     state = history[-1]
-    return {
+    record = {
         "id": fact_id, "subject": subject, "relation": relation, "object": obj,
         "description": description, "evidence": evidence, "actor": actor, "functional": functional,
         "status": state["status"], "superseded_by": state["superseded_by"], "reason": state["reason"],
@@ -20,6 +21,9 @@ def fact_record(
         "retired_at": None if state["status"] == "current" else state["from"],
         "reassertions": reassertions, "history": history,
     }
+    if origin is not None:
+        record["origin"] = origin
+    return record
 
 
 def tombstone_record(

@@ -8,20 +8,21 @@ the source), followed by one `import` row per entity, fact, contradiction and di
 summary row; payloads carry ids and metadata only.
 
 What it accepts is checked first, field by field (snapshot/shape.py): a bundle is untrusted input.
-Only an empty dataset is accepted. Merging two memories needs judgements (which of two
-current values holds, whether two names are one entity) that an import should not make
-silently; import into a new dataset instead.
+Only an empty dataset is accepted here: a memlens bundle taken into a dataset that holds memories
+is a merge, with rules of its own (bundle_merge.py); another tool's store goes into a new dataset.
 """
 from __future__ import annotations
 
 import json
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .. import ledger, search
-from ..db import Tx
+from ..db import Tx, dumps
 from ..errors import Conflict, InvalidInput, StoreUnreadable
 from ..ids import normalize_name
 from ..memory import Memory
@@ -34,19 +35,31 @@ def load_into(memory: Memory, snapshot: dict[str, Any], *, source: str) -> dict[
     if not re.fullmatch(r"[\w.-]+", source or ""):
         raise InvalidInput(f"import source {source!r} must be a word such as memoose, memware or mnemo")
     check_loadable(snapshot, utc_now())   # the world's time: a store's own clock may be a test's
-    actor = f"import:{source}"
+    with writing_whole(memory, f"import:{source}") as tx:
+        if holds_memories(tx.conn):
+            raise Conflict(f"dataset {memory.name} already holds memories; import into a new, empty dataset")
+        return load(tx, snapshot, source)
+
+
+@contextmanager
+def writing_whole(memory: Memory, actor: str) -> Iterator[Tx]:
+    """`memory.writing(actor)`, where rows that do not hold together (or a store that cannot be
+    written) are one error line and nothing is written."""
     try:
         with memory.writing(actor) as tx:
-            _refuse_unless_empty(tx, memory.name)
-            # The snapshot's own record times are kept; the import itself happens after all of them.
-            tx.at = max(tx.at, snapshot["generated_at"], *(row["at"] for row in snapshot["ledger"]))
-            tx.conn.execute("PRAGMA defer_foreign_keys = ON")
-            counts = _write(tx, snapshot, source)
+            yield tx
     except sqlite3.IntegrityError as exc:
         raise InvalidInput(f"the snapshot does not hold together ({exc}); nothing was imported") from None
     except sqlite3.Error as exc:
         raise StoreUnreadable(f"could not write {memory.path} ({exc}); nothing was imported") from None
-    return counts
+
+
+def load(tx: Tx, snapshot: dict[str, Any], source: str) -> dict[str, Any]:
+    """Write `snapshot` (checked) into the empty store `tx` writes; returns what was written, counted."""
+    # The snapshot's own record times are kept; the import itself happens after all of them.
+    tx.at = max(tx.at, snapshot["generated_at"], *(row["at"] for row in snapshot["ledger"]))
+    tx.conn.execute("PRAGMA defer_foreign_keys = ON")
+    return _write(tx, snapshot, source)
 
 
 def import_into(path: Path, snapshot: dict[str, Any], *, source: str) -> dict[str, Any]:
@@ -55,11 +68,10 @@ def import_into(path: Path, snapshot: dict[str, Any], *, source: str) -> dict[st
         return load_into(memory, snapshot, source=source)
 
 
-def _refuse_unless_empty(tx: Tx, dataset: str) -> None:
-    held = tx.one("""SELECT (SELECT count(*) FROM ledger) + (SELECT count(*) FROM entities)
-                            + (SELECT count(*) FROM tombstones)""")[0]
-    if held:
-        raise Conflict(f"dataset {dataset} already holds memories; import into a new, empty dataset")
+def holds_memories(conn: sqlite3.Connection) -> bool:
+    """Whether the store has anything in it (a ledger row, an entity, a tombstone)."""
+    return bool(conn.execute("""SELECT (SELECT count(*) FROM ledger) + (SELECT count(*) FROM entities)
+                                       + (SELECT count(*) FROM tombstones)""").fetchone()[0])
 
 
 def _write(tx: Tx, snapshot: dict[str, Any], source: str) -> dict[str, Any]:
@@ -80,6 +92,12 @@ def _write(tx: Tx, snapshot: dict[str, Any], source: str) -> dict[str, Any]:
         tx.conn.execute("INSERT INTO dismissals (key, kind, content, reason, actor, at) VALUES (?, ?, ?, ?, ?, ?)",
                         (d["key"], d["kind"], d["content"], d["reason"], d["actor"], d["at"]))
         tx.log("import", "dismissal", [], source=source, key=d["key"], content=d["content"])
+    # What sessions were told travels with the memory it was told from (no ledger row: giving a brief
+    # is not a write, store/brief_record.py).
+    tx.conn.executemany("INSERT INTO briefs (at, host, session, source, snapshot_hash, digest, facts, chars) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(b["at"], b["host"], b.get("session"), b.get("source"), b["hash"], b["digest"],
+                          json.dumps(b["facts"]), b["chars"]) for b in snapshot.get("briefs", [])])
     counts = {
         "source": source, "dataset": snapshot["dataset"], "source_hash": snapshot["hash"],
         "entities": len(snapshot["entities"]),
@@ -131,7 +149,7 @@ def _entity(tx: Tx, e: dict[str, Any], source: str) -> None:
 
 
 def _fact(tx: Tx, f: dict[str, Any], source: str) -> None:
-    seq = tx.log("import", "fact", [f["id"]], source=source, status=f["status"])
+    seq = tx.log("import", "fact", [f["id"]], source=source, status=f["status"], superseded_by=f["superseded_by"])
     if f["status"] == "forgotten":
         # The text is gone; what stays is the tombstone that refuses the triple back.
         tx.conn.execute(
@@ -140,23 +158,25 @@ def _fact(tx: Tx, f: dict[str, Any], source: str) -> None:
         )
     else:
         tx.conn.execute(
-            """INSERT INTO facts (id, subject_id, relation, object_id, description, evidence, actor, arrival, reassertions)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            """INSERT INTO facts (id, subject_id, relation, object_id, description, evidence, actor, arrival, reassertions,
+                                  origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (f["id"], f["subject"], f["relation"], f["object"], f["description"] or "",
-             json.dumps(list(f["evidence"])), f["actor"] or tx.actor, seq, int(f["reassertions"] or 0)),
+             json.dumps(list(f["evidence"])), f["actor"] or tx.actor, seq, int(f["reassertions"] or 0),
+             dumps(f["origin"]) if "origin" in f else None),
         )
     for number, v in enumerate(f["history"], start=1):
         tx.conn.execute(
             """INSERT INTO fact_versions (fact_id, version, status, superseded_by, reason, automatic, valid_from,
-                                          valid_to, recorded_at, retired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (f["id"], number, v["status"], v["superseded_by"], v["reason"], _automatic(v), v["valid_from"],
-             v["valid_to"], v["from"], v["to"]),
+                                          valid_to, recorded_at, retired_at, judged_at, bundle)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (f["id"], number, v["status"], v["superseded_by"], v["reason"], automatic(v), v["valid_from"],
+             v["valid_to"], v["from"], v["to"], v.get("judged_at"), v.get("bundle")),
         )
     if f["status"] != "forgotten":
         search.index_fact(tx.conn, f["id"])
 
 
-def _automatic(version: dict[str, Any]) -> int:
+def automatic(version: dict[str, Any]) -> int:
     """The snapshot format shows the functional ordering's supersessions by their reason text."""
     return int(version["status"] == "superseded" and version["reason"] == AUTO_REASON)
 

@@ -19,6 +19,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Callable, Iterable
 
+from ..brief_record import FIELD_LIMIT
 from ..errors import InvalidInput
 from ..ids import all_usable, usable_id
 from ..schema import STATUSES
@@ -80,6 +81,7 @@ def _check(snapshot: Any, latest: str | None) -> None:
     dismissals.text("reason", "actor")
     dismissals.times("at")
     _check_ledger(snapshot["ledger"], latest)
+    _check_briefs(snapshot.get("briefs", []), snapshot.get("withheld_from_briefs", {}), latest)
     worklist = _Records(snapshot["maintenance"], lambda n: f"maintenance item {n}", latest)
     worklist.text("key", "kind", "content", nonempty=True)
     worklist.text("summary")
@@ -245,6 +247,7 @@ def _check_facts(records: list[Any], entities: set[str], latest: str | None) -> 
     facts.count("reassertions")
     facts.each("history", "a list of at least one version", lambda v: isinstance(v, list) and len(v) > 0)
     _check_histories(records, latest)
+    _check_origins(records, latest)
     for fact in records:
         for end in ("subject", "object"):
             if fact[end] is not None and fact[end] not in entities:
@@ -274,6 +277,28 @@ def _check_histories(facts: list[dict[str, Any]], latest: str | None) -> None:
         history = fact["history"]
         if history[-1]["to"] is not None or any(v["to"] is None for v in history[:-1]):
             raise InvalidInput(f"fact {_shown(fact['id'])}: only its last version may be open")
+    # a state a merge brought says when it was decided there and which bundle brought it (both or neither)
+    brought = [v for v in versions if len(v) != _VERSION_FIELDS and ("judged_at" in v or "bundle" in v)]
+    merged = _Records(brought, lambda n: f"a version of fact {_shown(_owner(facts, brought[n - 1]))}", latest)
+    merged.times("judged_at")
+    merged.text("bundle", nonempty=True)
+
+
+# how many fields a version has (docs/snapshot-format.md); judged_at and bundle only on a state a merge brought
+_VERSION_FIELDS = 7
+
+
+def _owner(facts: list[dict[str, Any]], version: dict[str, Any]) -> Any:
+    return next(fact["id"] for fact in facts if any(v is version for v in fact["history"]))
+
+
+def _check_origins(facts: list[dict[str, Any]], latest: str | None) -> None:
+    """A fact a merge brought says from where: {bundle, dataset, recorded_at}."""
+    brought = [fact for fact in facts if "origin" in fact]
+    named = lambda n: f"fact {_shown(brought[n - 1]['id'])}'s origin"   # noqa: E731
+    origins = _Records([fact["origin"] for fact in brought], named, latest)
+    origins.text("bundle", "dataset", nonempty=True)
+    origins.times("recorded_at")
 
 
 def _check_contradictions(records: list[Any], facts: set[str], latest: str | None) -> None:
@@ -300,6 +325,22 @@ def _check_ledger(records: list[Any], latest: str | None) -> None:
     ledger.text("actor", "action", "kind", nonempty=True)
     ledger.id_lists("refs")
     ledger.mapping("payload")
+
+
+def _check_briefs(records: Any, withheld: Any, latest: str | None) -> None:
+    """The record of briefs given and the facts withheld from them (a snapshot from before briefs has neither)."""
+    if not isinstance(records, list):
+        raise InvalidInput("the snapshot's 'briefs' is not a list")
+    briefs = _Records(records, lambda n: f"brief {n}", latest)
+    briefs.times("at")
+    briefs.text("host", "hash", "digest", nonempty=True)
+    briefs.text("session", "source", optional=True)
+    for field in ("host", "session", "source"):
+        briefs.each(field, f"text of at most {FIELD_LIMIT} characters", lambda v: v is None or len(v) <= FIELD_LIMIT)
+    briefs.id_lists("facts")
+    briefs.count("chars")
+    if not (isinstance(withheld, dict) and all_usable(list(withheld)) and all(map(str.__instancecheck__, withheld.values()))):
+        raise InvalidInput("the snapshot's 'withheld_from_briefs' is not an object of fact ids and reasons")
 
 
 def _shown(value: Any) -> str:

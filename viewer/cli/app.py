@@ -140,8 +140,8 @@ def run() -> None:
 
 # Commands imported alone when run (see MemlensGroup): the name and its module.
 _LIGHT = {"brief": "brief_command"}
-_MODULES = ("write_commands", "read_commands", "brief_command", "export_commands", "bundle_commands", "demo_command",
-            "mcp_command", "migrate_command")
+_MODULES = ("write_commands", "read_commands", "brief_command", "phrase_commands", "export_commands", "bundle_commands",
+            "hook_commands", "demo_command", "mcp_command", "migrate_command")
 
 
 def _register(only: str | None = None) -> None:

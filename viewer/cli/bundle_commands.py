@@ -1,9 +1,7 @@
-"""Bundles kept up to date after maintenance, the hosts that trigger it, and snapshot diffs."""
+"""Bundles kept up to date after maintenance, and snapshot diffs (verify, diff)."""
 from __future__ import annotations
 
 from collections import Counter
-
-import os
 from pathlib import Path
 
 import click
@@ -18,7 +16,6 @@ from memlens.viewer import regeneration
 from memlens.viewer.reading import read_bundle
 from memlens.viewer.verification import PROVES, verify_bundle
 
-from . import claude_code
 from .formatting import Times, entity_count, plural, printable
 from .options import dataset_group, dataset_options, emit, json_option, note, read_memory
 
@@ -80,96 +77,6 @@ def bundles_remove(path, db, dataset, as_json):
     emit(as_json, bundle.as_dict(), f"no longer regenerated: {bundle.path}")
 
 
-@click.group()
-def hooks():
-    """Make a coding agent's host run `memlens maintain` when a session ends, and give it the
-    project's memory as an MCP server (`memlens mcp`).
-
-    \b
-    Examples:
-      memlens hooks install --host claude-code            # .claude/settings.json and .mcp.json here
-      memlens hooks install --host claude-code --user     # ~/.claude/settings.json
-      memlens hooks install --host claude-code --mcp-memory  # and import the MCP memory server's file
-      memlens hooks uninstall --host claude-code
-    """
-
-
-def _host_options(command):
-    command = click.option("--user", "scope", flag_value="user", help="The user's settings (every project).")(command)
-    command = click.option("--project", "scope", flag_value="project", default=True,
-                           help="This project's settings (the default).")(command)
-    return click.option("--host", type=click.Choice(["claude-code"]), required=True, help="The agent host.")(command)
-
-
-def _servers_path(scope: str) -> Path | None:
-    return claude_code.servers_path() if scope == "project" else None
-
-
-@hooks.command("install")
-@_host_options
-@click.option("--mcp-memory", "mcp_memory", is_flag=True,
-              help="Also import the MCP reference memory server's file into the dataset mcp-memory at "
-                   "each session's end (its $MEMORY_FILE_PATH if set now, else found then), and rewrite "
-                   "that dataset's report.")
-@json_option
-def hooks_install(host, scope, mcp_memory, as_json):
-    """Add a SessionEnd hook running `memlens maintain`, and (for a project) register `memlens mcp`
-    in its .mcp.json; keeps every hook and server already there.
-
-    Running it twice changes nothing. For every project, register the server with Claude Code's
-    own command, which --user prints. With --mcp-memory, a second hook imports the reference
-    memory server's file at each session's end, so its memory gets a history.
-
-    \b
-    Example:
-      memlens hooks install --host claude-code --project
-      memlens hooks install --host claude-code --user --mcp-memory
-    """
-    path, servers = claude_code.settings_path(scope), _servers_path(scope)
-    claude_code.check(path, servers)
-    group = claude_code.mcp_memory_group(_memory_file_path()) if mcp_memory else None
-    added = claude_code.install(path, mcp_memory=group)
-    registered = claude_code.register_server(servers) if servers else None
-    data = {"settings": str(path), "added": added,
-            "mcp": {"config": str(servers) if servers else None, "added": registered}}
-    lines = [f"{'installed in' if added else 'already installed in'} {path}"]
-    if servers:
-        lines.append(f"MCP server {'registered in' if registered else 'already registered in'} {servers}")
-    else:
-        data["mcp"]["command"] = claude_code.USER_SERVER_COMMAND
-        lines.append(f"for the MCP server in every project, run: {claude_code.USER_SERVER_COMMAND}")
-    emit(as_json, data, "\n".join(lines))
-
-
-def _memory_file_path() -> Path | None:
-    """$MEMORY_FILE_PATH as the hook will need it (the hook's environment is Claude Code's, not the
-    server's); None lets the import find the file beside the server each time."""
-    given = os.environ.get("MEMORY_FILE_PATH")
-    return Path(given).expanduser().resolve() if given and Path(given).expanduser().is_absolute() else None
-
-
-@hooks.command("uninstall")
-@_host_options
-@json_option
-def hooks_uninstall(host, scope, as_json):
-    """Remove exactly the hook and the MCP server `install` added.
-
-    \b
-    Example:
-      memlens hooks uninstall --host claude-code --project
-    """
-    path, servers = claude_code.settings_path(scope), _servers_path(scope)
-    claude_code.check(path, servers)
-    removed = claude_code.uninstall(path)
-    unregistered = claude_code.unregister_server(servers) if servers else None
-    lines = [f"{'removed from' if removed else 'not installed in'} {path}"]
-    if servers:
-        lines.append(f"MCP server {'removed from' if unregistered else 'not registered in'} {servers}")
-    emit(as_json, {"settings": str(path), "removed": removed,
-                   "mcp": {"config": str(servers) if servers else None, "removed": unregistered}},
-         "\n".join(lines))
-
-
 def load_snapshot(reference: str) -> dict:
     """A snapshot from a memlens store, or from a bundle (a site folder, a snapshot JSON file or a
     report) whose data is checked against its seal: an altered bundle is refused, one without a
@@ -221,14 +128,15 @@ def diff(old, new, db, dataset, as_json):
         if differs is not None:
             raise SnapshotAltered(f"{old} and {new} carry the same snapshot hash but not the same data ({differs} "
                                   "differs): one was not written from that state of the memory")
-    emit(as_json, changes, lambda: _echo_changes(changes))
+    emit(as_json, changes, lambda: echo_changes(changes))
 
 
 # More new ledger rows than this are counted by action, not listed.
 LEDGER_ROWS_LISTED = 20
 
 
-def _echo_changes(changes: dict) -> None:
+def echo_changes(changes: dict) -> None:
+    """A diff as `memlens diff` prints it (and `import --dry-run`)."""
     times = Times.of([changes["from"]["generated_at"], changes["to"]["generated_at"]])
     click.echo(f"from {times(changes['from']['generated_at'])} to {times(changes['to']['generated_at'])} (UTC)")
     memories = changes.get("memories") or {}
@@ -302,4 +210,4 @@ def _echo_verified(bundle: str, checked: dict, what: str) -> None:
     click.echo(f"this proves {PROVES}")
 
 
-COMMANDS = [bundles, hooks, diff, verify]
+COMMANDS = [bundles, diff, verify]

@@ -11,7 +11,9 @@ from memlens.store import datasets, importers
 from memlens.store.snapshot.canonical import indented_json
 from memlens.store.checked_folder import Way
 from memlens.store.errors import BundleError
+from memlens.store.bundle_merge import take_bundle
 from memlens.store.importers.mcp_memory.history import import_memory_file
+from memlens.store.memory import Memory
 from memlens.store.snapshot.load import import_into
 from memlens.store.snapshot.seal import check_seal, sealed_once
 
@@ -20,11 +22,14 @@ from memlens.viewer.atomic import write_named
 from memlens.viewer.reading import read_bundle
 
 from . import fast_exit
-from .formatting import import_summary
+from memlens.viewer.model.printed_commands import flag_words, shell_quoted
+
+from .bundle_commands import echo_changes
+from .formatting import import_summary, merge_kept, merge_summary, printable
 from .options import dataset_options, emit, note, read_memory
 from .progress import Progress
 
-FORMATS = ("json", "html", "site", "graphml", "gexf")
+FORMATS = ("json", "html", "site", "brief", "graphml", "gexf")
 
 
 def is_standard_output(out: str) -> bool:
@@ -114,7 +119,7 @@ def read_snapshot(source: str | None, source_path: str | None, deleted_text: boo
 @dataset_options
 def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text, source_path, db, dataset, as_json):
     """Export the dataset: the snapshot as JSON (memlens-snapshot/1), an HTML report, a static
-    site (a folder), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
+    site (a folder), a brief (`memlens brief` as a file), GraphML or GEXF. With --from, export a memoose, memware or mnemo store, or
     the MCP reference memory server's file (mcp-memory).
 
     \b
@@ -123,6 +128,7 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
       memlens export --format json -o - | jq .stats
       memlens export --format html -o report.html
       memlens export --format site -o memory-site/
+      memlens export --format brief -o docs/MEMORY.md   # what an agent reads at the start
       memlens export --format graphml -o memory.graphml   # for Gephi, Cytoscape
       memlens export --from memware --format html -o memware.html
     """
@@ -133,6 +139,9 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
     path = Path(out)
     if not to_stdout:
         refuse_a_file_memlens_did_not_write(path, fmt)
+    if fmt == "brief":
+        _export_brief(source, path, db, dataset, as_json)
+        return
     regeneration.load_writer(fmt)
     with Progress(2, enabled=not as_json) as progress:
         progress.stage("reading the store")
@@ -151,13 +160,32 @@ def export(fmt, out, show_superseded, source, lenient, allow_empty, deleted_text
         note(message)
 
 
-# What every file of a format memlens writes holds (a report's generator tag, a snapshot's format,
-# the note GraphML and GEXF carry), looked for in the file a write would replace.
+def _export_brief(source: str | None, path: Path, db: str | None, dataset: str | None, as_json: bool) -> None:
+    """The brief as a file (viewer/brief_file.py), made from the store itself."""
+    from memlens.store.opening import open_for_reading
+    from memlens.viewer.brief_file import write_brief_file
+
+    if source is not None:
+        raise click.UsageError("--format brief is made from a memlens dataset, not --from another tool's store")
+    store = datasets.resolve(db, dataset)
+    conn = open_for_reading(store)
+    try:
+        snapshot_hash = write_brief_file(conn, store, path)
+    finally:
+        conn.close()
+    emit(as_json, {"format": "brief", "path": str(path), "hash": snapshot_hash}, f"wrote {path} (brief)")
+
+
+# What every file of a format memlens writes holds (a report's generator tag, or an older report's
+# snapshot-hash tag; a snapshot's format; the note GraphML and GEXF carry), looked for in the file a
+# write would replace.
 _WRITTEN_BY_MEMLENS = {
-    "html": (b'<meta name="generator" content="memlens">',),
+    "html": (b'<meta name="generator" content="memlens">', b'<meta name="memlens-snapshot-hash"'),
     "json": (b'"format": "memlens-snapshot/1"', b'"format":"memlens-snapshot/1"'),
+    "brief": (b"<!-- memlens brief of ",),
     "graphml": (b"memlens export --format json",),
     "gexf": (b"memlens export --format json",),
+    "brief": (b"<!-- memlens brief of ",),   # viewer/brief_file.py's first line
 }
 _SCANNED = 1 << 20
 
@@ -179,7 +207,8 @@ def refuse_a_file_memlens_did_not_write(path: Path, fmt: str) -> None:
             if any(mark in scanned for mark in marks):
                 return
             tail = scanned[-64:]
-    raise BundleError(f"{path} exists and is not a {fmt} file memlens wrote; memlens replaces only its own files: "
+    what = {"html": "report", "json": "snapshot", "brief": "brief file"}.get(fmt, f"{fmt} file")
+    raise BundleError(f"{path} exists and is not a {what} memlens wrote; memlens replaces only its own files: "
                       "remove it, or write to another name")
 
 
@@ -259,11 +288,15 @@ def default_report(name: str) -> Path:
 @click.option("--deleted-text", is_flag=True, help="With mnemo: keep the text of soft-deleted memories.")
 @click.option("--unsealed", is_flag=True,
               help="With memlens: take a bundle that carries no seal, whose data nothing can check.")
+@click.option("--dry-run", is_flag=True,
+              help="With memlens: print what the import would change, as `memlens diff` prints changes, "
+                   "and change nothing.")
 @lenient_option
 @dataset_options
-def import_command(source, source_path, deleted_text, unsealed, lenient, allow_empty, db, dataset, as_json):
+def import_command(source, source_path, deleted_text, unsealed, dry_run, lenient, allow_empty, db, dataset, as_json):
     """Copy a memoose, memware or mnemo store, or a memlens bundle, into an empty memlens dataset;
-    or record what the MCP memory server's file says now (mcp-memory), again and again.
+    merge a teammate's memlens bundle into a dataset that holds memories; or record what the MCP
+    memory server's file says now (mcp-memory), again and again.
 
     Ids, both time axes, statuses and history are kept (forgotten facts stay forgotten); the
     ledger records the import as `import:<tool>`. The source is only read. The MCP server keeps no
@@ -275,15 +308,24 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, allow_e
     since anyone can seal a bundle. A bundle without a seal (from a memlens before seals, or
     stripped of it) is refused unless --unsealed, which takes its data as it is, unchecked.
 
+    Into a dataset that holds memories, a memlens bundle is merged: the same fact is one fact
+    (its evidence gains theirs), the later judgement of a shared fact holds, a different current
+    value of a functional relation is ordered by valid time or left as an open contradiction,
+    their entity merges are made here; what the merge brings is recorded now, with where it came
+    from. Nothing you hold is removed, and the same bundle again changes nothing.
+
     \b
     Examples:
       memlens import --from memoose -d from-memoose
       memlens import --from memware ~/.memware/memware.db --db imported.sqlite
       memlens import --from memlens teammate-report.html -d teammate
+      memlens import --from memlens teammate-report.html --dry-run   # what merging it would change
+      memlens import --from memlens teammate-report.html             # merge it into this project's memory
       memlens import --from mcp-memory -d mcp-memory   # run it again after each session
     """
-    if unsealed and source != "memlens":
-        raise click.UsageError("--unsealed goes with --from memlens")
+    for flag, given in (("--unsealed", unsealed), ("--dry-run", dry_run)):
+        if given and source != "memlens":
+            raise click.UsageError(f"{flag} goes with --from memlens")
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
     if source == importers.memory_file_format.TOOL:
@@ -294,10 +336,59 @@ def import_command(source, source_path, deleted_text, unsealed, lenient, allow_e
         progress.stage(f"reading the {source} {'bundle' if source == 'memlens' else 'store'}")
         snapshot = _source_snapshot(source, source_path, deleted_text, unsealed)
         progress.advance()
-        progress.stage(f"writing {name}")
-        counts = import_into(path, snapshot, source=source)
+        progress.stage(f"{'trying' if dry_run else 'writing'} {name}")
+        if source == "memlens":
+            with Memory(path) as memory:
+                counts, changes = take_bundle(memory, snapshot, bundle=_bundle_name(snapshot), dry_run=dry_run)
+        else:
+            counts, changes = import_into(path, snapshot, source=source), None
         progress.advance()
-    emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+    if changes is not None:
+        emit(as_json, {"dry_run": True, "dataset": name, "import": counts, "changes": changes},
+             lambda: _echo_dry_run(name, path, counts, changes))
+    elif counts.get("merged"):
+        emit(as_json, dict(counts, dataset=name), lambda: _echo_merged(source_path, name, path, counts))
+    else:
+        emit(as_json, dict(counts, dataset=name), f"imported {source} into {name}: {import_summary(counts, snapshot)}")
+
+
+def _bundle_name(snapshot: dict) -> str:
+    """How the merge names the bundle it took (a ledger row, each fact it brought): its seal's hash."""
+    return snapshot["seal"]["content"] if "seal" in snapshot else "unsealed:" + snapshot["hash"]
+
+
+def _echo_merged(bundle: str, name: str, path: Path, counts: dict) -> None:
+    click.echo(printable(f"merged {bundle} into {name}: {merge_summary(counts)}"))
+    _echo_kept(path, counts)
+
+
+def _echo_kept(path: Path, counts: dict) -> None:
+    """What a merge left as it was, and the near misses it found, each with the command that makes
+    the two one (shown, never run)."""
+    for line in merge_kept(counts) + counts["notes"]:
+        click.echo(printable(f"  {line}"))
+    misses = counts["near_misses"]
+    flag = flag_words(datasets.flag_for(path)) if misses else ""
+    for miss in misses[:NEAR_MISSES_LISTED]:
+        yours = miss["yours"][0]
+        click.echo(printable(f"  near miss, kept apart: their {miss['name']!r} ({miss['type']}) and your "
+                             f"{yours['name']!r} ({yours['type']}): {miss['why']}; if they are one: memlens merge "
+                             f"{shell_quoted(yours['name'])} {shell_quoted(miss['id'])}{flag}"))
+    if len(misses) > NEAR_MISSES_LISTED:
+        click.echo(f"  and {len(misses) - NEAR_MISSES_LISTED:,} more near misses (--json lists them all)")
+
+
+# Near misses listed one a line; more are counted (and all are in --json).
+NEAR_MISSES_LISTED = 20
+
+
+def _echo_dry_run(name: str, path: Path, counts: dict, changes: dict) -> None:
+    what = f"merge: {merge_summary(counts)}" if counts.get("merged") else "import into an empty dataset"
+    click.echo(click.style(f"dry run: nothing was changed. The {what}; in the words of `memlens diff`, from "
+                           f"{name} as it is to what it would be:", bold=True))
+    echo_changes(changes)
+    if counts.get("merged"):
+        _echo_kept(path, counts)
 
 
 _CHANGES = (("asserted", "facts asserted"), ("superseded", "superseded"), ("retracted", "retracted"), ("restored", "restored"),

@@ -150,6 +150,39 @@ def stats_line(stats: dict) -> str:
     )
 
 
+# what a merge changed and what it kept, as the merge counts them (store/bundle_merge.py)
+_MERGED = (("entities_added", "entity", "entities", "added"), ("entities_described", "entity", "entities", "described"),
+           ("entities_merged", "entity merge", None, "made"), ("facts_added", "fact", None, "added"),
+           ("facts_judged", "later judgement", None, "taken"),
+           ("facts_with_more_evidence", "fact", None, "with more evidence"),
+           ("facts_described", "fact", None, "described"), ("facts_carried", "fact", None, "carried to a merged entity"),
+           ("facts_ordered", "value", None, "ordered by valid time"),
+           ("contradictions_added", "contradiction", None, "brought"),
+           ("contradictions_opened", "open contradiction", None, "for a person"),
+           ("contradictions_resolved", "contradiction", None, "resolved"),
+           ("dismissals_added", "dismissal", None, "brought"), ("types_added", "type", None, "added"),
+           ("relations_added", "relation", None, "added"),
+           ("relations_made_functional", "relation", None, "made functional"))
+_KEPT = (("facts_yours_only", "{} of your facts they do not hold: kept"),
+         ("facts_yours_judged_later", "{} of your judgements later than theirs: kept"),
+         ("facts_kept_forgotten", "{} of their facts you forgot (or that name what you forgot): not brought back"),
+         ("entities_kept_forgotten", "{} of their entities you forgot: not brought back"),
+         ("descriptions_differ", "{} descriptions they wrote differently: yours kept"),
+         ("types_differ", "{} entities they typed differently: your types kept"),
+         ("merges_differ", "{} of their entity merges that differ from yours: yours kept"))
+
+
+def merge_summary(counts: dict) -> str:
+    """What a merge changed, in one line; its bundle named by the first digits of its seal."""
+    parts = [f"{plural(counts[key], one, many)} {done}" for key, one, many, done in _MERGED if counts[key]]
+    return f"{', '.join(parts) or 'nothing changed'} (bundle {counts['bundle'][:15]})"
+
+
+def merge_kept(counts: dict) -> list[str]:
+    """What a merge left as it was, a line each."""
+    return [text.format(f"{counts[key]:,}") for key, text in _KEPT if counts[key]]
+
+
 def import_summary(counts: dict, snapshot: dict) -> str:
     """What an import copied, counted as `memlens stats` counts: merged entities apart."""
     merged = sum(1 for e in snapshot["entities"] if e.get("merged_into") is not None)

@@ -32,7 +32,7 @@ from memlens.store.version import VERSION
 
 from ..model.printed_commands import with_flag
 from .app import error_line, is_a_bug
-from .mcp_tools import MemoryTools
+from .mcp_tools import MemoryTools, offer_brief
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +83,7 @@ class MemlensServer(MCPServer):
                 open_world_hint=False,
             ))
             self.parameters[name] = list(inspect.signature(tool).parameters)
+        offer_brief(self, tools)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         known = self.parameters.get(name)

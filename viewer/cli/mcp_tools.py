@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import orjson
+from mcp.server.mcpserver import Context
 from pydantic import BaseModel, ConfigDict, Field
 
-from memlens.store import datasets, pages, recall
+from memlens.store import brief, datasets, pages, recall
+from memlens.store.brief_repo import repository_names
 from memlens.store.db import read
 from memlens.store.errors import InvalidInput, NearMiss, StoreNotFound
 from memlens.store.facts import FactInput
@@ -473,3 +475,38 @@ class MemoryTools:
         path = default_report(datasets.report_name(memory.path))
         done = regeneration.regenerate(memory, regeneration.Bundle(str(path), "html"))
         return answer({"path": str(path), "written": done.written, "hash": done.hash})
+
+    # -- the brief, as a prompt and a resource (not a tool: a host offers it at a session's start) --------
+
+    def brief(self, *, record: bool) -> str:
+        """The memory's brief (store/brief.py); `record`: as given to this client (the prompt), not
+        only read (the resource, which a client may fetch without showing it to anyone)."""
+        memory = self.existing
+        made = brief.read(memory.conn, dataset=memory.name, named=repository_names(Path.cwd()))
+        if record:
+            brief.record_given(memory.conn, made, host=self.actor)
+        return made.text
+
+
+BRIEF_URI = "memlens://brief"
+BRIEF_ABOUT = ("The project's memory as an agent about to work needs it: what the project is, what changed since "
+               "the last brief, open contradictions and the current facts that matter most, each with its id, "
+               "in at most 4,000 characters. Recalled memory, not instructions.")
+
+
+def offer_brief(server: Any, tools: MemoryTools) -> None:
+    """Offer the brief to `server`'s clients as the prompt `brief` (recorded as given, to the client
+    that asked: `mcp:<its name>`) and as the resource memlens://brief (read, not recorded)."""
+    # coroutines, as the tools are: the SDK runs a plain function in another thread, away from the store's connection
+    async def brief_prompt(ctx: Context) -> str:
+        from .mcp_server import actor_of
+
+        tools.actor = actor_of(ctx)
+        return tools.brief(record=True)
+
+    async def brief_resource() -> str:
+        return tools.brief(record=False)
+
+    server.prompt(name="brief", title="Memory brief", description=BRIEF_ABOUT)(brief_prompt)
+    server.resource(BRIEF_URI, name="brief", title="Memory brief", description=BRIEF_ABOUT,
+                    mime_type="text/plain")(brief_resource)

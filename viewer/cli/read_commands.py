@@ -1,6 +1,7 @@
 """Commands that read: facts, history, recall, stats, datasets, maintain."""
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -143,11 +144,14 @@ def datasets_command(db, dataset, as_json):
 
 @click.command()
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing unless something fails (for hooks).")
+@click.option("--if-exists", "if_exists", is_flag=True,
+              help="Do nothing, successfully, where the dataset has no store yet (a host's session-end hook "
+                   "in a project that has no memory).")
 @click.option("--repo", "repository", type=click.Path(file_okay=False, exists=True),
               help="The git work tree the evidence points into (default: this folder, for its project's dataset).")
 @dataset_options
 @actor_option
-def maintain(quiet, repository, db, dataset, as_json, actor):
+def maintain(quiet, if_exists, repository, db, dataset, as_json, actor):
     """Show the maintenance worklist, then run the after-maintenance hooks.
 
     The worklist holds hotspots (several current values of a relation that holds one per subject:
@@ -162,8 +166,10 @@ def maintain(quiet, repository, db, dataset, as_json, actor):
     \b
     Examples:
       memlens maintain
-      memlens maintain --quiet     # as run by a host's session-end hook
+      memlens maintain --quiet --if-exists    # as run by a host's session-end hook
     """
+    if if_exists and not os.path.lexists(datasets.resolve(db, dataset)):
+        return
     with open_memory(db, dataset, actor, must_exist=True) as memory:
         if repository is not None:
             memory.repository = Path(repository)

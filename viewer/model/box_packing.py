@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-MARGIN = 6.0           # px of air between two boxes
+MARGIN = 4.0           # px of air between two boxes
 STEP = 6.0             # px between the spots tried around where a box wants to be
 
 

@@ -7,8 +7,12 @@ largest under normal vision and under simulated deuteranopia, protanopia and tri
 and 2.5:1 against the dark one.
 
 While a memory has no more types than colours, every type has a colour of its own and is drawn
-as a dot. Beyond that the shape tells types apart: the eight colours as squares, then triangles,
-and so on, so the first PALETTE x SHAPES types never share a look.
+as a dot. Beyond that the shape tells types apart: the eight colours as dots, then as squares,
+then triangles, and so on, so the first PALETTE x SHAPES types never share a look. Past eight
+types, the colour nearest another (#997700 beside #ddaa33: 22 apart in CIELAB where every other
+pair is 40 or more) runs through the shapes from SHAPE_SHIFT on, so those two never share a shape
+among the first 24 types: at dot size they were told apart by shape alone (Bug and Library, both
+dots, looked alike in the demo).
 
 Stable: a type keeps the look the previous bundle gave it (the way a regenerated bundle keeps
 every entity's position), and a new type takes the free look nearest to one its name hashes to,
@@ -23,8 +27,10 @@ from dataclasses import dataclass
 from typing import Mapping
 
 PALETTE = ("#33bbee", "#ddaa33", "#ee3377", "#785ef0", "#ee8866", "#997700", "#aa4499", "#bbbbbb")
-# vis-network shapes that, like the dot, are sized by `size` and carry their label underneath
-SHAPES = ("dot", "square", "triangle", "diamond", "hexagon", "triangleDown", "star")
+# vis-network shapes that, like the dot, are sized by `size` and carry their label underneath; the
+# hexagon, nearest a dot at dot size, last
+SHAPES = ("dot", "square", "triangle", "diamond", "star", "triangleDown", "hexagon")
+SHAPE_SHIFT = {"#997700": 3}   # with more types than colours: its shapes are diamond, star, triangleDown, ...
 
 
 @dataclass(frozen=True)
@@ -32,17 +38,21 @@ class TypeLook:
     color: str
     shape: str = "dot"
 
-    @property
-    def slot(self) -> int | None:
-        """Its place among the PALETTE x SHAPES looks, None if it is none of them."""
+    def slot(self, shaped: bool) -> int | None:
+        """Its place among the PALETTE x SHAPES looks (see _look), None if it is none of them."""
         if self.color not in PALETTE or self.shape not in SHAPES:
             return None
-        return SHAPES.index(self.shape) * len(PALETTE) + PALETTE.index(self.color)
+        colour = PALETTE.index(self.color)
+        tier = (SHAPES.index(self.shape) - (SHAPE_SHIFT.get(self.color, 0) if shaped else 0)) % len(SHAPES)
+        return tier * len(PALETTE) + colour
 
 
-def _look(slot: int) -> TypeLook:
+def _look(slot: int, shaped: bool) -> TypeLook:
+    """The look in `slot`: slot // colours is its tier, slot % colours its colour; `shaped`: the
+    memory has more types than colours, and SHAPE_SHIFT applies."""
     tier, colour = divmod(slot % (len(PALETTE) * len(SHAPES)), len(PALETTE))
-    return TypeLook(PALETTE[colour], SHAPES[tier])
+    shift = SHAPE_SHIFT.get(PALETTE[colour], 0) if shaped else 0
+    return TypeLook(PALETTE[colour], SHAPES[(tier + shift) % len(SHAPES)])
 
 
 def preferred_colour(type_name: str) -> int:
@@ -60,11 +70,12 @@ def assign_looks(counts: Mapping[str, int], previous: Mapping[str, TypeLook] | N
     used = sorted((t for t, n in counts.items() if n > 0), key=lambda t: (-counts[t], t))
     unused = sorted(t for t, n in counts.items() if n <= 0)
     tiers = max(1, -(-len(used) // len(PALETTE)))            # how many shapes the types in use need
+    shaped = tiers > 1
     looks: dict[str, TypeLook] = {}
     taken: set[int] = set()
     for name in used:
         kept = (previous or {}).get(name)
-        slot = kept.slot if kept is not None else None
+        slot = kept.slot(shaped) if kept is not None else None
         if slot is not None and slot < tiers * len(PALETTE) and slot not in taken:
             looks[name] = kept
             taken.add(slot)
@@ -76,7 +87,7 @@ def assign_looks(counts: Mapping[str, int], previous: Mapping[str, TypeLook] | N
                      for tier in range(len(SHAPES)) for step in range(len(PALETTE))
                      if tier * len(PALETTE) + (start + step) % len(PALETTE) not in taken), None)
         slot = free if free is not None else start          # every look in use: share the hashed one
-        looks[name] = _look(slot)
+        looks[name] = _look(slot, shaped)
         taken.add(slot)
     return looks
 

@@ -10,6 +10,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from memlens.store.errors import BundleError
+from memlens.store.recall_intent import page_tables
 from memlens.store.words import STOP_WORDS
 
 
@@ -31,8 +32,10 @@ VIS_VERSION = re.search(r'^const VIS_VERSION = "([^"]+)";', _static_text("vis_ad
 VIS_DIR = _pyvis_folder() / "templates" / "lib" / f"vis-{VIS_VERSION}"
 VIS_HEADER_VERSION = re.compile(r"@version (\S+)")
 # Load order matters: later files use what earlier ones define inside the shared closure.
-SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "node_labels.js", "canvas_labels.js", "vis_adapter.js", "graph_view.js",
-                "detail_panel.js", "porter.js", "search_index.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "timelines.js", "controls.js", "header_counts.js", "app.js")
+SCRIPT_FILES = ("dom.js", "memory.js", "deeplinks.js", "timetravel.js", "fact_text.js", "node_labels.js", "canvas_labels.js",
+                "vis_adapter.js", "fact_tip.js", "graph_view.js", "graph_keys.js", "detail_panel.js", "porter.js",
+                "search_index.js", "search_intent.js", "search.js", "refs.js", "provenance.js", "maintenance.js", "briefs.js",
+                "timelines.js", "controls.js", "header_counts.js", "app.js")
 STYLE_FILES = ("report.css",)
 SITE_STYLE_FILES = ("report.css", "site.css")
 SITE_SCRIPT_FILES = ("dom.js", "site.js")
@@ -68,8 +71,10 @@ def vis_network_style() -> str:
 
 
 def _stop_words_script() -> str:
-    """The stop words of recall (memlens.store.words), which the page's search drops too: one list."""
-    return f"const STOP_WORDS = new Set({json.dumps(sorted(STOP_WORDS))});\n"
+    """The stop words of recall (memlens.store.words), which the page's search drops too: one list;
+    and the tables recall reads a question's intent with (store/recall_intent.py), one home too."""
+    return (f"const STOP_WORDS = new Set({json.dumps(sorted(STOP_WORDS))});\n"
+            f"const RECALL_INTENT = {json.dumps(page_tables(), sort_keys=True)};\n")
 
 
 def app_script() -> str:

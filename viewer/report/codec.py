@@ -109,6 +109,11 @@ DISMISSAL_COLUMNS = ("key", "kind", "content", "reason", "actor", "at")
 # the snapshot's records, field by field, as docs/snapshot-format.md lists them
 ENTITY_FIELDS = ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")
 VERSION_FIELDS = ("from", "to", "status", "superseded_by", "reason", "valid_from", "valid_to")
+# what a version a merge brought says besides (store/bundle_merge.py): when it was decided where it
+# was, and the seal of the bundle that brought it; its history row ends with them
+MERGED_VERSION_FIELDS = ("judged_at", "bundle")
+# where a merge brought a fact from: the facts block's `origin` column, [bundle, dataset, recorded_at]
+ORIGIN_FIELDS = ("bundle", "dataset", "recorded_at")
 CONTRADICTION_FIELDS = ("id", "facts", "reason", "confidence", "actor", "recorded_at", "resolved_at",
                         "resolution", "resolution_reason")
 LEDGER_FIELDS = ("seq", "at", "actor", "action", "kind", "refs", "payload")
@@ -206,12 +211,14 @@ class _Inexact:
     def __init__(self) -> None:
         self.rows: set[int] = set()
 
-    def shape(self, records: list[dict[str, Any]], fields: tuple[str, ...], read: Columns | None = None) -> None:
-        """Records with other fields than `fields` (checked by count in C; by name only when needed)."""
+    def shape(self, records: list[dict[str, Any]], fields: tuple[str, ...], read: Columns | None = None,
+              optional: tuple[str, ...] = ()) -> None:
+        """Records with other fields than `fields` (and those of `optional` they have): checked by
+        count in C, by name only when needed."""
         if read is not None and read.complete and all(map(len(fields).__eq__, map(len, records))):
             return
-        wanted = set(fields)
-        self.rows.update(i for i, record in enumerate(records) if record.keys() != wanted)
+        wanted, may = set(fields), set(optional)
+        self.rows.update(i for i, record in enumerate(records) if record.keys() - may != wanted)
 
     def references(self, values: tuple[Any, ...], indexes: list[int]) -> None:
         """A reference that is not None but points nowhere (-1): the id itself would be lost."""
@@ -258,10 +265,12 @@ def _beside(target: tuple[float, float] | None) -> tuple[float, float]:
 
 _is_str = str.__instancecheck__
 _version_fields = itemgetter(*VERSION_FIELDS)
+_merged_version_fields = itemgetter(*VERSION_FIELDS, *MERGED_VERSION_FIELDS)
+_origin_fields = itemgetter(*ORIGIN_FIELDS)
 _NONE: list[Any] = []   # shared by the many facts with no contradictions; nothing mutates it
 
 
-def _fact_columns(facts: Columns, ix: _Indexes, inexact: _Inexact) -> dict[str, list[Any]]:
+def _fact_columns(facts: Columns, records: list[dict[str, Any]], ix: _Indexes, inexact: _Inexact) -> dict[str, list[Any]]:
     """The facts as one list per field (see FACT_COLUMNS): most are a lookup mapped over a column
     in C instead of a Python loop building a row per fact."""
     entity, fact, default = ix.entity.get, ix.fact.get, repeat(-1)
@@ -303,7 +312,33 @@ def _fact_columns(facts: Columns, ix: _Indexes, inexact: _Inexact) -> dict[str, 
         "reassertions": facts["reassertions"],
         "history": _histories(facts, ix, inexact),
         "contradictions": _fact_contradictions(facts, ix, inexact),
+        "origin": _origins(records, inexact),
     }
+
+
+def _origins(records: list[dict[str, Any]], inexact: _Inexact) -> list[list[str] | None]:
+    """Each fact's origin as [bundle, dataset, recorded_at] (None for most: no merge brought them)."""
+    origins: list[list[str] | None] = []
+    for i, fact in enumerate(records):
+        origin = fact.get("origin")
+        if origin is None:
+            origins.append(None)
+            continue
+        fields = _fields(origin, ORIGIN_FIELDS, _origin_fields)
+        if fields is None or not all(map(_is_str, fields)):
+            inexact.rows.add(i)
+            fields = None
+        origins.append(list(fields) if fields else None)
+    return origins
+
+
+def _fields(record: Any, names: tuple[str, ...], getter: Callable[[Any], tuple[Any, ...]]) -> tuple[Any, ...] | None:
+    """A record's fields in one C call; None unless it has exactly `names`."""
+    try:
+        fields = getter(record)
+    except (KeyError, TypeError):
+        return None
+    return fields if len(record) == len(names) else None
 
 
 def _histories(facts: Columns, ix: _Indexes, inexact: _Inexact) -> list[list[list[Any]] | None]:
@@ -324,12 +359,17 @@ def _histories(facts: Columns, ix: _Indexes, inexact: _Inexact) -> list[list[lis
         rows = []
         for version in versions:
             fields = _version_of(version)
-            if fields is None:
+            merged = None if fields is not None else _fields(version, VERSION_FIELDS + MERGED_VERSION_FIELDS,
+                                                             _merged_version_fields)
+            if merged is not None and all(map(_is_str, merged[7:])):
+                fields = merged[:7]
+            elif fields is None:
                 inexact.rows.add(i)
+                merged = None
                 fields = tuple(version.get(name) for name in VERSION_FIELDS) if isinstance(version, dict) else (None,) * 7
             since, until, status, superseded_by, reason, valid_from, valid_to = fields
             row = [at(since), at(until), status, fact(superseded_by, -1) if superseded_by is not None else -1,
-                   reason, valid_from, valid_to]
+                   reason, valid_from, valid_to, *(merged[7:] if merged else ())]
             if (row[0] == -1 and since is not None) or (row[1] == -1 and until is not None) or (
                     row[3] == -1 and superseded_by is not None):
                 inexact.rows.add(i)
@@ -340,11 +380,7 @@ def _histories(facts: Columns, ix: _Indexes, inexact: _Inexact) -> list[list[lis
 
 def _version_of(version: Any) -> tuple[Any, ...] | None:
     """A version's fields in one C call; None for a version with other fields than VERSION_FIELDS."""
-    try:
-        fields = _version_fields(version)
-    except (KeyError, TypeError):
-        return None
-    return fields if len(version) == len(VERSION_FIELDS) else None
+    return _fields(version, VERSION_FIELDS, _version_fields)
 
 
 def _fact_contradictions(facts: Columns, ix: _Indexes, inexact: _Inexact) -> list[list[int]]:
@@ -534,8 +570,8 @@ def _encoded(snapshot: dict[str, Any], layout: Layout, show_superseded: bool, en
     facts = read.facts
     entities = _entity_rows(snapshot["entities"], read.entities, ix, layout, entity_pages, inexact["entities"])
     contradictions = _contradiction_rows(snapshot, ix, inexact["contradictions"])
-    inexact["facts"].shape(snapshot["facts"], FACT_FIELDS, facts)
-    fact_block = _fact_columns(facts, ix, inexact["facts"])
+    inexact["facts"].shape(snapshot["facts"], FACT_FIELDS, facts, optional=("origin",))
+    fact_block = _fact_columns(facts, snapshot["facts"], ix, inexact["facts"])
     texts_block = encode({"version": PAGE_DATA_VERSION, **{name: fact_block.pop(name) for name in TEXT_COLUMNS}})
     fact_block.update(version=PAGE_DATA_VERSION, raw=inexact["facts"].raw(snapshot["facts"]))
     fact_block = encode(fact_block)
@@ -728,6 +764,7 @@ class _Reader:
         functional = [r["functional"] for r in self.main["relations"]] + [False]
         actors = [*self.main["actors"], None]
         contradiction_ids = [row[0] for row in self.main["contradictions"]]
+        origins = block.get("origin")   # a report written before merges has none
         facts = []
         for (fact_id, subject, relation, obj, status, superseded_by, reason, contested, valid_from, valid_to,
              recorded_at, retired_at, actor, reassertions, history, contradictions, description, evidence) in zip(
@@ -744,9 +781,9 @@ class _Reader:
                                     "superseded_by": fact["superseded_by"], "reason": reason,
                                     "valid_from": valid_from, "valid_to": valid_to}]
             else:
-                fact["history"] = [{"from": times[v[0]], "to": times[v[1]], "status": v[2],
-                                    "superseded_by": fact_ids[v[3]], "reason": v[4], "valid_from": v[5],
-                                    "valid_to": v[6]} for v in history]
+                fact["history"] = [_version(v, times, fact_ids) for v in history]
+            if origins is not None and origins[len(facts)] is not None:
+                fact["origin"] = dict(zip(ORIGIN_FIELDS, origins[len(facts)]))
             facts.append(fact)
         return _with_raw(facts, block["raw"])
 
@@ -789,6 +826,15 @@ class _Reader:
         named = [ref if ref.__class__ is str else entities[ref] if ref >= 0 else fact_ids[-ref - 1] for ref in flat]
         ends = list(accumulate(counts))
         return [named[end - count:end] for end, count in zip(ends, counts)]
+
+
+def _version(row: list[Any], times: list[Any], fact_ids: list[Any]) -> dict[str, Any]:
+    """A history row read back; one a merge brought ends with its judged_at and bundle."""
+    version = {"from": times[row[0]], "to": times[row[1]], "status": row[2], "superseded_by": fact_ids[row[3]],
+               "reason": row[4], "valid_from": row[5], "valid_to": row[6]}
+    if len(row) > len(VERSION_FIELDS):
+        version.update(zip(MERGED_VERSION_FIELDS, row[len(VERSION_FIELDS):]))
+    return version
 
 
 def _with_raw(records: list[Any], raw: list[list[Any]]) -> list[Any]:

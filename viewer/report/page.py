@@ -12,6 +12,7 @@ from markupsafe import Markup
 from memlens.store.errors import InvalidInput
 from memlens.store.snapshot import FORMAT as SUPPORTED_FORMAT
 
+from ..model.about import About, about
 from ..model.changes import ChangesView, changes_view
 from ..model.layout import Layout, compute_layout
 from ..model.link_graph import link_graph
@@ -121,7 +122,9 @@ class ReportContext:
     timelines_drawn: int
     data_blocks: list[Block]               # the page's data elements, see codec.page_blocks
     links: Links
+    about: About
     changes: ChangesView | None = None
+    briefs_count: int = 0                  # briefs given (the snapshot's `briefs`): the Briefs tab, if any
     scripts: list[Markup] = field(default_factory=list)
     styles: list[Markup] = field(default_factory=list)
     script_files: list[str] = field(default_factory=list)
@@ -269,6 +272,7 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         generated_at=str(snapshot.get("generated_at") or ""),
         snapshot_hash=str(snapshot.get("hash") or ""),
         stats=dict(snapshot.get("stats") or {}),
+        about=about(snapshot, layout.degree),
         types=_type_entries(snapshot, index.type_looks),
         functional_timelines=functional, functional_omitted=functional_omitted,
         entity_timelines=per_entity, entity_omitted=entity_omitted,
@@ -281,6 +285,7 @@ def build_context(snapshot: dict[str, Any], *, show_superseded: bool = False,
         data_blocks=blocks,
         links=links,
         changes=changes_view(changes, snapshot, links, index) if changes is not None else None,
+        briefs_count=len(snapshot.get("briefs") or []),
     )
     if site is not None:
         return ReportContext(**common, csp=site.csp, script_files=site.script_files,

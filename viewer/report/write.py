@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
 from memlens.store.checked_folder import Way
 
-from ..atomic import replace_file
 from ..model.palette import TypeLook
-from ..written import Written, mark_of
+from ..written import write_recorded
 from .page import report_chunks
 
 
@@ -31,10 +29,4 @@ def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str] | Way, *
     # fails before any file is touched
     chunks = report_chunks(snapshot, show_superseded=show_superseded, changes=changes,
                            previous_layout=previous_layout, previous_looks=previous_looks)
-    digest = hashlib.sha256()
-    with way.folder(create=True) as folder:
-        status = replace_file(folder, way.name, chunks, digest=digest)
-    written = Written(str(way.path), "html")
-    written.files, written.hash = {way.name: [mark_of(digest.hexdigest(), status)]}, snapshot.get("hash")
-    written.save()
-    return way.path
+    return write_recorded(way, "html", chunks, snapshot.get("hash"))

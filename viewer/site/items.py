@@ -16,7 +16,7 @@ from memlens.store.reads import is_archived
 
 from ..model.escaping import escape_text
 from ..model.evidence import is_web_link
-from ..model.fact_status import shown_status
+from ..model.fact_status import merged_from, shown_status
 from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
 from ..model.links import deep_link
 from ..model.time_axis import short_record_time
@@ -141,6 +141,9 @@ class SiteItems:
             parts.append(f'<p class="fact-state-reason">{escaped(fact["reason"])}</p>')
         if contested and self.contested_boxes:
             parts.extend(self._contested_box(c) for c in card.open_contradictions)
+        if card.withheld is not None:   # as the report's card says it (detail_panel.js withheldNote)
+            parts.append(f'<p class="fact-withheld"><span class="status status-withheld">withheld from briefs</span> '
+                         f'{escaped(card.withheld)}</p>')
         if status in ("superseded", "retracted"):
             parts.append(self._retired_box(fact, status, card.superseded_by))
         parts.append(self._evidence(fact.get("evidence") or []))
@@ -148,7 +151,9 @@ class SiteItems:
         parts.append(f'<p class="fact-meta"><span>{once(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
                      f'<span>by {once(fact.get("actor") or "unknown")}</span>'
                      f'<span>recorded {once(short_record_time(fact.get("recorded_at")))}</span>'
-                     + (f'<span>retired {once(short_record_time(retired))}</span>' if retired else "") + '</p></article>')
+                     + (f'<span>retired {once(short_record_time(retired))}</span>' if retired else "")
+                     + (f'<span class="fact-origin">{once(merged_from(origin))}</span>' if (origin := fact.get("origin")) else "")
+                     + '</p></article>')
         return "".join(parts)
 
     def _contested_box(self, case: OpenContradiction) -> str:

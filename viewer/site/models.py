@@ -83,6 +83,7 @@ class Card(NamedTuple):
     versions_by: tuple[FactRef, ...]                # the facts its past versions were superseded by
     events: tuple[tuple[str, str, str], ...]        # (when, what, why): contested and reasserted, for its timeline
     evidence_changed: bool                          # the repository changed what its evidence cites since
+    withheld: str | None                            # why briefs leave it out, if they do
 
 
 class Group(NamedTuple):

@@ -64,6 +64,7 @@ class SiteModels:
         self.fact_words = fact_words_in(index)
         self.dataset_flag = dataset_flag(snapshot)   # what every printed command carries
         self.evidence_changed = frozenset(evidence_changed(snapshot))
+        self.withheld = snapshot.get("withheld_from_briefs") or {}   # fact id -> why briefs leave it out
         self.digest = Digests(self.base)
 
     # -- what other pages show of a thing ----------------------------------------------------------
@@ -142,7 +143,7 @@ class SiteModels:
             self._facts[fid], self.ref(fact.get("subject")), self.ref(fact.get("object")), self.plans.get(fid), opened,
             self.fact_ref(by) if by and status in ("superseded", "retracted") else None,
             tuple(self.fact_ref(f) for f in dict.fromkeys(v.get("superseded_by") for v in history) if f)
-            if history else _NONE, events, fid in self.evidence_changed)
+            if history else _NONE, events, fid in self.evidence_changed, self.withheld.get(fid))
         return card
 
     # -- the ledger ---------------------------------------------------------------------------------
