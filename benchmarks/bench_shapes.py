@@ -47,7 +47,7 @@ from bench_scale import (AS_OF, CHROMIUM, MEMLENS_SEARCH, REDRAW, Browser, log, 
 from shape_snapshots import SHAPES  # noqa: E402
 
 from memlens.store.memory import Memory  # noqa: E402
-from memlens.store.snapshot_load import load_into  # noqa: E402
+from memlens.store.snapshot.load import load_into  # noqa: E402
 
 # The budgets on this 2-core machine: (10,000 entities, 100,000 entities); None: no budget.
 BUDGETS: dict[str, tuple[float | None, float | None]] = {

@@ -4,7 +4,7 @@
     python benchmarks/bench_site.py --store STORE --work DIR [--runs 2] [--on-hub]
 
 STORE is copied into DIR (it is written to); the site goes to DIR/site. Each step runs in a
-process of its own, so its peak memory (its own and its forked writer's) is its alone. Prints
+process of its own, so its peak memory is its alone. Prints
 seconds, the site's size on disk and files, and the peak memory, beside the budgets.
 
 The new fact links two entities the store already has, picked from it, so any store will do

@@ -45,9 +45,9 @@ from .ids import derived_id, normalize_name
 from .memory import Memory
 from .resolve import Names, Resolution
 from .snapshot import build_within
-from .snapshot_diff import diff
-from .snapshot_load import automatic, holds_memories, load, writing_whole
-from .snapshot_shape import check_loadable
+from .snapshot.diff import diff
+from .snapshot.load import automatic, holds_memories, load, writing_whole
+from .snapshot.shape import check_loadable
 from .timefmt import utc_now
 from .versions import FACT_WITH_STATE
 
@@ -91,7 +91,7 @@ KEPT = ("facts_yours_only", "facts_kept_forgotten", "facts_yours_judged_later", 
 def take_bundle(memory: Memory, snapshot: dict[str, Any], *, bundle: str,
                 dry_run: bool = False) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """`import --from memlens`: the bundle's memory (its seal checked by the caller) into `memory`:
-    copied whole into an empty dataset (snapshot_load.py), merged into one that holds memories.
+    copied whole into an empty dataset (snapshot/load.py), merged into one that holds memories.
     Returns what was done, counted, and for a dry run (written, then rolled back) the diff from the
     dataset as it is to what the import would make of it."""
     check_loadable(snapshot, utc_now())   # the world's time: a store's own clock may be a test's

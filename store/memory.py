@@ -20,7 +20,7 @@ from .facts import FactInput, Outcome
 from .maintenance import Candidate
 from .opening import check_can_make, open_for_reading, open_for_writing, remove_store_files
 from .timefmt import parse_instant, parse_valid_time, utc_now
-from .snapshot_seal import sealed
+from .snapshot.seal import sealed
 from .temporaries import leftovers, remove, temporary_beside
 
 

@@ -216,7 +216,7 @@ def _check_memlens(conn: sqlite3.Connection, path: Path, *, allow_blank: bool) -
 
 
 def _what_text_is(path: Path) -> str:
-    from .importers.mcp_memory_file import looks_like_memory_file  # only on this error path
+    from .importers.mcp_memory.file import looks_like_memory_file  # only on this error path
 
     if looks_like_memory_file(path):
         return f"it is an MCP memory server's file; read it with `--from mcp-memory {path}`"

@@ -7,7 +7,7 @@ Each shape here is that uniform memory with one of those traits pushed to the si
 reaches. Generators are deterministic for a given size and seed.
 
 The ids are the store's (memlens.store.ids), and the worklist and stats are computed by the store's
-own functions, so `store.snapshot_load.load_into` turns a shape into a real dataset whose snapshot
+own functions, so `store.snapshot.load.load_into` turns a shape into a real dataset whose snapshot
 says what this one says (benchmarks/bench_shapes.py), and a test can use the dict as it is.
 """
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memlens.store import replay
+import replay
 from memlens.store.bundle_merge import take_bundle
 from memlens.store.errors import MemlensError
 from memlens.store.facts import FactInput

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import pytest
 
 from memlens.store import datasets, demo, ledger
-from memlens.store.snapshot_seal import sealed
+from memlens.store.snapshot.seal import sealed
 from memlens.viewer.report.codec import _ELEMENT
 
 MEMLENS = [sys.executable, "-c", "import sys; from memlens.viewer.cli.app import run; sys.argv[0] = 'memlens'; run()"]

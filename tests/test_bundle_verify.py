@@ -13,7 +13,7 @@ from memlens.store import demo
 from memlens.store.errors import SnapshotAltered
 from memlens.store.importers import read_snapshot
 from memlens.store.memory import Memory
-from memlens.store.snapshot_seal import check_seal, sealed
+from memlens.store.snapshot.seal import check_seal, sealed
 
 
 @pytest.fixture(scope="module")

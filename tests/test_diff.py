@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from memlens.store.facts import FactInput
-from memlens.store.snapshot_diff import diff
+from memlens.store.snapshot.diff import diff
 
 SECRET = "prod-password-correct-horse"
 

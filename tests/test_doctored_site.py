@@ -102,7 +102,7 @@ def state(root: Path) -> dict[str, object]:
 
 def taken_over(site: Path, store: Path) -> None:
     """The user's decision on a refused site: their own export writes memlens's files there again."""
-    from memlens.store.snapshot_diff import diff
+    from memlens.store.snapshot.diff import diff
     from memlens.viewer.reading import carried_over
 
     with Memory(store, actor="test:pytest") as memory:

@@ -14,7 +14,7 @@ from memlens.store.errors import InvalidInput
 from memlens.store.ids import all_usable, derived_id, usable_id
 from memlens.store.importers import read_snapshot
 from memlens.store.memory import Memory
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 from memlens.viewer.model.links import entity_page_names
 from memlens.viewer.site.build import write_site
 from memlens.store.checked_folder import CheckedFolder
@@ -77,7 +77,7 @@ def test_a_site_of_hostile_ids_writes_nothing_outside_its_folder(tmp_path):
 def test_the_site_writer_refuses_a_path_that_leaves_its_folder(tmp_path):
     folder = SiteFolder(CheckedFolder.open_anchor(tmp_path))
     folder.emit("entities/ok.html", "fine")
-    folder.commit(None, {})
+    folder.commit(None)
     assert (tmp_path / "entities" / "ok.html").read_text() == "fine"
     for path in ("../escape.html", "entities/../../escape.html", "/tmp/escape.html", "a//b.html",
                  "entities\\..\\escape.html", "a\0b.html", "./x.html"):

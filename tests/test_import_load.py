@@ -14,7 +14,7 @@ from memlens.store.errors import Conflict, InvalidInput
 from memlens.store.facts import FactInput
 from memlens.store.importers import read_snapshot
 from memlens.store.memory import Memory
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 
 BUILDERS = {"memoose": build_memoose, "memware": build_memware, "mnemo": build_mnemo}
 SAME = ("entities", "facts", "contradictions", "dismissals", "maintenance")

@@ -285,7 +285,7 @@ def test_a_byte_order_mark_and_crlf_line_ends_are_read_as_the_server_would(tmp_p
 
 
 def test_a_huge_line_is_refused_by_number_and_skipped_when_lenient(tmp_path: Path):
-    from memlens.store.importers.mcp_memory_file import MAX_LINE_BYTES, MalformedLines
+    from memlens.store.importers.mcp_memory.file import MAX_LINE_BYTES, MalformedLines
 
     huge = json.dumps({"type": "entity", "name": "big", "entityType": "x", "observations": ["x" * MAX_LINE_BYTES]})
     path = write_lines(tmp_path / "memory.jsonl", GOOD, huge)
@@ -297,7 +297,7 @@ def test_a_huge_line_is_refused_by_number_and_skipped_when_lenient(tmp_path: Pat
 
 
 def test_a_file_over_the_size_bound_is_refused_before_it_is_read(cli, tmp_path: Path, monkeypatch):
-    from memlens.store.importers import mcp_memory_file
+    from memlens.store.importers.mcp_memory import file as mcp_memory_file
 
     path = write_lines(tmp_path / "memory.jsonl", GOOD, GOOD.replace('"a"', '"b"'))
     monkeypatch.setattr(mcp_memory_file, "MAX_FILE_BYTES", len(path.read_bytes()) - 1)

@@ -19,7 +19,7 @@ import pytest
 from memlens.store.importers import locate, read_snapshot
 from memlens.store.importers.memware import fact_id_of
 from memlens.store.memory import Memory
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 
 pytestmark = [
     pytest.mark.slow,

@@ -5,7 +5,7 @@ from import_fixtures import build_memoose
 
 from memlens.store import importers
 from memlens.store.facts import FactInput
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 
 
 def test_names_and_triples_of_an_imported_store_are_found_when_writing(memory, tmp_path):

@@ -6,7 +6,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memlens.store.canonical import indented_json
+from memlens.store.snapshot.canonical import indented_json
 
 # What a snapshot holds: text (any, escapes and controls included), 64-bit integers, booleans,
 # null, and lists and objects of them. Floats are left out: orjson spells some differently.

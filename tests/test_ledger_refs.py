@@ -13,7 +13,7 @@ from memlens.store import demo, ledger, pages, reads, schema
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
 from memlens.store.opening import migrate_file
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 
 from conftest import StepClock, as_schema_version
 

@@ -18,7 +18,7 @@ import pytest
 from without_linux_calls import LAUNCH, LinuxOnlyCall, Reached, take_away
 
 from memlens.store.memory import Memory
-from memlens.store.snapshot_diff import diff
+from memlens.store.snapshot.diff import diff
 from memlens.store.temporaries import MARK
 from memlens.viewer.reading import carried_over
 from memlens.viewer.regeneration import write_bundle

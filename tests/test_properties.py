@@ -11,7 +11,7 @@ from typing import Iterator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memlens.store import replay
+import replay
 from memlens.store.errors import MemlensError
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory

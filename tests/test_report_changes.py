@@ -8,7 +8,7 @@ import re
 import pytest
 from viewer_fixtures import changed_project, inflated, parse_page, project_snapshot
 
-from memlens.store.snapshot_diff import diff, digest
+from memlens.store.snapshot.diff import diff, digest
 from memlens.viewer.reading import read_digest
 from memlens.viewer.model.changes import ChangesFormatError
 from memlens.viewer.report.page import render_report
@@ -96,7 +96,7 @@ def test_without_changes_nothing_of_the_kind_is_shown():
 
 
 def test_changes_that_are_not_a_diff_are_a_clear_error():
-    with pytest.raises(ChangesFormatError, match="snapshot_diff.diff"):
+    with pytest.raises(ChangesFormatError, match="snapshot.diff.diff"):
         render_report(project_snapshot(), changes={"added": 3})
     assert render_report(project_snapshot(), changes=diff(project_snapshot(), project_snapshot()))
 

@@ -18,8 +18,8 @@ from viewer_fixtures import (HOSTILE_PAYLOADS, SnapshotBuilder, changed_project,
 
 from memlens.store import demo, importers
 from memlens.store.maintenance import content_of
-from memlens.store.snapshot_seal import sealed
-from memlens.store.snapshot_diff import digest
+from memlens.store.snapshot.seal import sealed
+from memlens.store.snapshot.diff import digest
 from memlens.viewer.model.layout import compute_layout
 from memlens.viewer.model.link_graph import link_graph
 from memlens.viewer.reading import BundleUnreadable, read_bundle, read_digest

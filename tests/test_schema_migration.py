@@ -14,7 +14,7 @@ from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
 from memlens.store.errors import StoreUnreadable
 from memlens.store.schema import AUTO_REASON, SCHEMA_VERSION, migrate
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 
 from conftest import StepClock, as_schema_version
 

@@ -16,7 +16,7 @@ from viewer_fixtures import (HOSTILE_PAYLOADS, changed_project, entity_id, hosti
                              project_ids, project_snapshot)
 
 from memlens.viewer.report.codec import MAIN_BLOCK, read_blocks
-from memlens.viewer.site import build as site_module
+from memlens.viewer.site.site_pages import SitePages
 from memlens.viewer.site.build import write_site
 from memlens.viewer.site.folder import SiteTargetError
 
@@ -186,15 +186,6 @@ def test_a_forgotten_fact_is_a_tombstone_and_its_text_is_nowhere(site, changed):
     assert b"repo://payments/middleware.py#L14" in inflated(files["index.html"].decode()).encode()
 
 
-def test_entity_pages_share_the_frame_of_the_other_pages(site):
-    """Entity pages are assembled in Python, the others from site_base.html: same head and header."""
-    listing = (site / "entities" / "index.html").read_text(encoding="utf-8")
-    page = next((site / "entities").glob("alice-*.html")).read_text(encoding="utf-8")
-    top = listing[:listing.index("<main")].replace("<title>Entities \u00b7", "<title>alice \u00b7")
-    assert top.count("<title>alice \u00b7") == 1 and page[:page.index("<main")] == top
-    assert page[page.index("</main>"):] == listing[listing.index("</main>"):]
-
-
 def test_every_page_is_locked_down_by_its_csp(site):
     parsed = pages(site)
     assert len(parsed) > 20
@@ -251,11 +242,11 @@ def test_a_failure_mid_build_leaves_the_previous_site_whole_and_no_temp_dirs(tmp
     target = write_site(changed.old, tmp_path / "memory")
     before = tree(target)
 
-    def explode(self, emit, *args):
+    def explode(self, *args):
         raise RuntimeError("disk gone half way")
 
     # entity pages are already written when the ledger pages fail
-    monkeypatch.setattr(site_module.SiteBuild, "write_ledger_pages", explode)
+    monkeypatch.setattr(SitePages, "ledger", explode)
     with pytest.raises(RuntimeError, match="half way"):
         write_site(changed.new, target, changes=changed.changes)
     assert tree(target) == before

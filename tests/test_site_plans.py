@@ -15,8 +15,9 @@ def planned_first(site: SiteBuild) -> dict[str, str]:
     """Fact id -> page, as the site found it by planning every entity before anything else."""
     found: dict[str, str] = {}
     size = card_size(site.index.name)
+    order = {f["id"]: n for n, f in enumerate(site.snapshot["facts"])}
     for entity_id, page in site.pages.items():
-        plan = plan_entity(entity_id, page, site.index.facts_of(entity_id), site.fact_order, size)
+        plan = plan_entity(entity_id, page, site.index.facts_of(entity_id), order, size)
         for group in plan.groups:
             owned = group.direction == "out" or group.relation is None
             for position, fact in enumerate(group.facts):

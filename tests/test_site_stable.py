@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memlens.viewer.site.build import LEDGER_PAGE_SIZE
+from memlens.viewer.site.site_models import LEDGER_PAGE_SIZE
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -9,7 +9,7 @@ from viewer_fixtures import project_snapshot
 
 from memlens.store import demo
 from memlens.store.memory import Memory
-from memlens.store.snapshot_load import load_into
+from memlens.store.snapshot.load import load_into
 
 # A ledger payload's keys depend on its action, the withheld facts' are fact ids: their shape is
 # "a dict", whatever it holds.

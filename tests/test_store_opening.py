@@ -171,7 +171,7 @@ def test_a_failed_import_removes_the_dataset_file_it_created(cli, tmp_path, monk
 
     source = tmp_path / "memoose.db"
     build_memoose(source)
-    from memlens.store import snapshot_load
+    from memlens.store.snapshot import load as snapshot_load
 
     def fail(*args, **kwargs):
         raise snapshot_load.InvalidInput("refused halfway")

@@ -165,7 +165,7 @@ def test_a_folder_turned_into_a_link_while_maintain_runs_never_leads_outside(cli
     assert b"person11" in (docs / "memory.html").read_bytes()
 
 
-def test_a_file_at_the_report_path_that_memlens_did_not_write_is_refused_until_the_user_writes_it(cli, world):
+def test_a_file_at_the_report_path_that_memlens_did_not_write_there_is_refused_until_the_user_decides(cli, world):
     report = world.repo / "docs" / "memory.html"
     report.write_text("<p>my own notes, not a report</p>")
     configure(cli, world, "docs/memory.html")

@@ -406,7 +406,7 @@ def project_ids() -> ProjectIds:
 
 @dataclass(frozen=True)
 class ProjectChanges:
-    """The project before and after a few more writes, and `snapshot_diff.diff` between them."""
+    """The project before and after a few more writes, and `snapshot.diff.diff` between them."""
 
     old: dict[str, Any]
     new: dict[str, Any]
@@ -420,7 +420,7 @@ class ProjectChanges:
 
 def changed_project() -> ProjectChanges:
     """One fact added (with a new entity), one superseded, one forgotten since the project snapshot."""
-    from memlens.store.snapshot_diff import diff
+    from memlens.store.snapshot.diff import diff
 
     b, ids = build_project()
     old = copy.deepcopy(b.build())

@@ -25,8 +25,8 @@ from memlens.store import json_input
 from memlens.store.errors import InvalidInput
 from memlens.store.confined import UntrustedFileError, read_bundle_file
 from memlens.store.snapshot import FORMAT
-from memlens.store.snapshot_shape import check_shape
-from memlens.store.snapshot_diff import digest
+from memlens.store.snapshot.shape import check_shape
+from memlens.store.snapshot.diff import digest
 
 from .model.palette import TypeLook
 from .report.codec import (FACTS_BLOCK, MAIN_BLOCK, PAGE_BLOCK, SNAPSHOT_BLOCKS, BundleUnreadable, decode,
@@ -72,7 +72,7 @@ def read_report_parts(bundle: Path) -> ReportParts:
 
 
 def _shaped(snapshot: dict[str, Any], path: Path) -> dict[str, Any]:
-    """`snapshot`, once every record and field of it has the format's shape (snapshot_shape): a
+    """`snapshot`, once every record and field of it has the format's shape (snapshot/shape.py): a
     bundle's data, sealed or not, is untrusted, and what reads it (diff, verify, the viewer, an
     import) takes the shape for granted."""
     try:
@@ -88,7 +88,7 @@ def bundle_exists(path: Path, fmt: str) -> bool:
 
 
 def read_digest(path: Path, fmt: str) -> dict[str, Any]:
-    """The digest (snapshot_diff.digest) of the snapshot the bundle was made from: what the next
+    """The digest (snapshot.diff.digest) of the snapshot the bundle was made from: what the next
     "changes since" is computed against."""
     if fmt == "site":
         return digest(_site_snapshot(path))

@@ -22,7 +22,7 @@ from memlens.store import datasets
 from memlens.store.checked_folder import CheckedFolder, Way
 from memlens.store.confined import UntrustedFileError, read_regular_file
 from memlens.store.errors import BundleError, InvalidInput, NotFound
-from memlens.store.snapshot_seal import sealed_once
+from memlens.store.snapshot.seal import sealed_once
 
 from .atomic import atomic_write, check_replaceable, sweep_in
 from .written import Written, sha256_hex
@@ -30,7 +30,6 @@ from .written import Written, sha256_hex
 if TYPE_CHECKING:
     from memlens.store.memory import Memory
     from memlens.viewer.model.palette import TypeLook
-    from memlens.viewer.reading import CarriedOver
 
 # brief: the brief as a file of its own (brief_file.py); rules: in a host's rules file (rules_block.py)
 FORMATS = ("html", "site", "brief", "rules")
@@ -216,7 +215,7 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
     if holds(way, bundle.format, current):
         _sweep(way, bundle.format)   # what a killed regeneration left (a write sweeps it as it starts)
         return Regeneration(bundle, False, current)
-    from memlens.store.snapshot_diff import diff
+    from memlens.store.snapshot.diff import diff
 
     # the bundles memlens keeps in its home (`memlens view`'s report) are no one else's to write
     take_over = way.path.is_relative_to(datasets.home().resolve())
@@ -226,7 +225,10 @@ def regenerate(memory: "Memory", bundle: Bundle) -> Regeneration:
 
         return Regeneration(bundle, True, write_brief_file(memory.conn, memory.path, way))
     load_writer(bundle.format)
-    snapshot, kept = _snapshot_and_previous(memory, way.path, bundle.format)
+    from .reading import carried_over
+
+    kept = carried_over(way.path, bundle.format)
+    snapshot = memory.sealed_snapshot()
     previous = kept.digest
     changes = diff(previous, snapshot, newer_from_the_store=True) \
         if previous and previous.get("hash") != snapshot["hash"] else None
@@ -293,20 +295,6 @@ def kept_note(path: Path, fmt: str) -> tuple[str, ...]:
 
 def _some(names: list[str]) -> str:
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-
-
-def _snapshot_and_previous(memory: "Memory", path: Path, fmt: str) -> tuple[dict[str, Any], "CarriedOver"]:
-    """The store's sealed snapshot, and what the bundle at `path` carries over to the next one, read
-    at the same time: the bundle in a worker forked before the snapshot exists, so that it copies
-    little. At 100,000 entities reading a site's graph page takes 1.2 s, beside the snapshot's 7."""
-    from .reading import bundle_exists, carried_over
-    from .workers import can_fork, with_workers
-
-    if not (can_fork() and bundle_exists(path, fmt)):
-        return memory.sealed_snapshot(), carried_over(path, fmt)
-    snapshot, [kept] = with_workers(memory.sealed_snapshot,
-                                    [(lambda: carried_over(path, fmt), "reading the bundle it replaces")])
-    return snapshot, kept
 
 
 def write_bundle(snapshot: dict[str, Any], where: Path | Way, fmt: str, *, changes: dict | None = None,

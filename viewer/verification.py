@@ -1,7 +1,7 @@
 """`memlens verify`: check every byte of a bundle against what memlens writes from the bundle's own
 sealed data, and name the first thing that does not match.
 
-- A snapshot is checked against its seal (store/snapshot_seal.py: every record, the ledger's hash
+- A snapshot is checked against its seal (store/snapshot/seal.py: every record, the ledger's hash
   chain, the snapshot's hash).
 - A report: its data, so; then its page is drawn again from that data and compared byte for byte
   (report/page_check.py), naming the part of the page, the entity or the fact that differs.
@@ -21,7 +21,7 @@ from typing import Any
 
 from memlens.store import json_input
 from memlens.store.confined import UntrustedFileError, read_inside
-from memlens.store.snapshot_seal import check_seal
+from memlens.store.snapshot.seal import check_seal
 
 from .reading import BundleUnreadable, read_bundle, read_report_parts
 

@@ -9,8 +9,8 @@ snapshots, without copying them.
 Each SQLite file is opened read-only (`mode=ro`) and read in one read transaction, the MCP
 server's JSON-lines file read once as bytes; the snapshot is exactly what
 memlens.store.snapshot.build makes of a memlens store (docs/snapshot-format.md).
-`memlens.store.snapshot_load.load_into` writes one into a memlens dataset; an MCP memory file is
-imported by `memlens.store.mcp_memory_import`, which records what changed since the last import.
+`memlens.store.snapshot.load.load_into` writes one into a memlens dataset; an MCP memory file is
+imported by `memlens.store.importers.mcp_memory.history`, which records what changed since the last import.
 """
 from __future__ import annotations
 
@@ -23,9 +23,10 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..opening import MEMLENS_REQUIRED
-from . import mcp_memory, mcp_memory_file, memoose, memware, mnemo
+from . import mcp_memory, memoose, memware, mnemo
+from .mcp_memory import file as memory_file_format
 from .assembly import SourceGraph, build
-from .mcp_memory_file import MemoryFile, read_memory_file, skipped_note
+from .mcp_memory.file import MemoryFile, read_memory_file, skipped_note
 from .source import SourceFile, SourceNotFound, SourceUnreadable, TextNotUtf8, missing_piece, opened
 
 __all__ = ["TOOLS", "SourceNotFound", "SourceUnreadable", "locate", "memory_file", "read_snapshot", "skipped_note",
@@ -43,7 +44,7 @@ _TOOLS: dict[str, _Tool] = {
     "memware": _Tool(memware, lambda source, _deleted: memware.read(source)),
     "mnemo": _Tool(mnemo, lambda source, deleted: mnemo.read(source, include_deleted_text=deleted)),
 }
-TOOLS: tuple[str, ...] = (*_TOOLS, mcp_memory_file.TOOL)
+TOOLS: tuple[str, ...] = (*_TOOLS, memory_file_format.TOOL)
 
 
 def _known(name: str) -> str:
@@ -58,8 +59,8 @@ def _tool(name: str) -> _Tool:
 
 
 def _locations(tool: str) -> list[tuple[Path, str]]:
-    if tool == mcp_memory_file.TOOL:
-        return mcp_memory_file.default_locations()
+    if tool == memory_file_format.TOOL:
+        return memory_file_format.default_locations()
     return _TOOLS[tool].module.default_locations()
 
 
@@ -75,7 +76,7 @@ def locate(tool: str, path: str | Path | None = None) -> Path:
     for candidate, _why in candidates:
         if candidate.is_file():
             return candidate
-    if tool == mcp_memory_file.TOOL:
+    if tool == memory_file_format.TOOL:
         raise SourceNotFound(_no_memory_file(candidates))
     looked = " or ".join(f"{candidate} ({why})" for candidate, why in candidates)
     raise SourceNotFound(f"no {tool} store found: looked at {looked}; give its path")
@@ -95,8 +96,8 @@ def _no_memory_file(candidates: list[tuple[Path, str]]) -> str:
 
 def memory_file(path: str | Path | None = None, *, lenient: bool = False, allow_empty: bool = False) -> MemoryFile:
     """The MCP memory server's file at `path`, or where the server keeps it, read once (an empty one
-    refused unless `allow_empty`: mcp_memory_file.EmptyMemoryFile)."""
-    return read_memory_file(locate(mcp_memory_file.TOOL, path), lenient=lenient, allow_empty=allow_empty)
+    refused unless `allow_empty`: memory_file_format.EmptyMemoryFile)."""
+    return read_memory_file(locate(memory_file_format.TOOL, path), lenient=lenient, allow_empty=allow_empty)
 
 
 def read_snapshot(
@@ -110,7 +111,7 @@ def read_snapshot(
     skips the malformed lines of an MCP memory file, which `note` hears counted.
     """
     name = _known(tool)
-    if name == mcp_memory_file.TOOL:
+    if name == memory_file_format.TOOL:
         memory = memory_file(path, lenient=lenient, allow_empty=allow_empty)
         skipped = skipped_note(memory)
         if skipped and note is not None:

@@ -2,7 +2,7 @@
 
 Each importer reads its tool's rows into these records; `build` sorts and derives them the way
 memlens.store.snapshot.build does for a memlens store (docs/snapshot-format.md), so the viewer
-cannot tell where a snapshot came from and `snapshot_load.load_into` can write it back as is.
+cannot tell where a snapshot came from and `snapshot.load.load_into` can write it back as is.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from ..canonical import canonical_json
-from ..fact_record import fact_record, tombstone_record
+from ..snapshot.canonical import canonical_json
+from ..snapshot.fact_record import fact_record, tombstone_record
 from ..ids import all_usable, derived_id, usable_id
 from ..maintenance import worklist_of_snapshot
 from ..snapshot import FORMAT, memlens_version, stats_of
@@ -230,9 +230,9 @@ def _named_ids(graph: SourceGraph) -> Iterator[Any]:
 
 def content_hash(snapshot: dict[str, Any]) -> str:
     """A hash of what the snapshot says, not of when or by which memlens it was made (nor of its
-    seal, which is added when it is written: see snapshot_seal)."""
+    seal, which is added when it is written: see snapshot/seal.py)."""
     content = {k: v for k, v in snapshot.items() if k not in ("hash", "generated_at", "memlens_version", "seal")}
-    # the canonical text the seal digests (store/canonical.py): 0.35 s of the standard encoder's
+    # the canonical text the seal digests (store/snapshot/canonical.py): 0.35 s of the standard encoder's
     # at 10,000 memoose entities, about a tenth of `view --from memoose`
     return "sha256:" + hashlib.sha256(canonical_json(content)).hexdigest()
 

@@ -9,9 +9,9 @@ import click
 from memlens.store import datasets
 from memlens.store.errors import InvalidInput, SnapshotAltered
 from memlens.store.confined import head_of_regular_file
-from memlens.store.snapshot_seal import check_seal, first_record_difference
+from memlens.store.snapshot.seal import check_seal, first_record_difference
 from memlens.store.memory import Memory
-from memlens.store.snapshot_diff import diff as snapshot_diff
+from memlens.store.snapshot.diff import diff as snapshot_diff
 from memlens.viewer import regeneration
 from memlens.viewer.reading import read_bundle
 from memlens.viewer.verification import PROVES, verify_bundle

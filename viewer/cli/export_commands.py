@@ -8,14 +8,14 @@ from pathlib import Path
 import click
 
 from memlens.store import datasets, importers
-from memlens.store.canonical import indented_json
+from memlens.store.snapshot.canonical import indented_json
 from memlens.store.checked_folder import Way
 from memlens.store.errors import BundleError
-from memlens.store.mcp_memory_import import import_memory_file
 from memlens.store.bundle_merge import take_bundle
+from memlens.store.importers.mcp_memory.history import import_memory_file
 from memlens.store.memory import Memory
-from memlens.store.snapshot_load import import_into
-from memlens.store.snapshot_seal import check_seal, sealed_once
+from memlens.store.snapshot.load import import_into
+from memlens.store.snapshot.seal import check_seal, sealed_once
 
 from memlens.viewer import regeneration
 from memlens.viewer.atomic import write_named
@@ -88,7 +88,7 @@ def lenient_option(command):
 
 def _refuse_memory_file_flags(source: str | None, lenient: bool, allow_empty: bool) -> None:
     for flag, given in (("--lenient", lenient), ("--allow-empty", allow_empty)):
-        if given and source != importers.mcp_memory_file.TOOL:
+        if given and source != importers.memory_file_format.TOOL:
             raise click.UsageError(f"{flag} goes with --from mcp-memory")
 
 
@@ -328,7 +328,7 @@ def import_command(source, source_path, deleted_text, unsealed, dry_run, lenient
             raise click.UsageError(f"{flag} goes with --from memlens")
     path = datasets.resolve(db, dataset)
     name = datasets.name_of(path)
-    if source == importers.mcp_memory_file.TOOL:
+    if source == importers.memory_file_format.TOOL:
         _import_memory_file(source_path, lenient, allow_empty, deleted_text, path, name, as_json)
         return
     _refuse_memory_file_flags(source, lenient, allow_empty)

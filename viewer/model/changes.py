@@ -1,6 +1,6 @@
 """What changed since the last snapshot, as the pages show it.
 
-The input is the dict `memlens.store.snapshot_diff.diff(old, new)` returns. Items are labelled
+The input is the dict `memlens.store.snapshot.diff.diff(old, new)` returns. Items are labelled
 from the newer snapshot when their fact or entity is still readable there; forgotten facts and
 removed entities carry only an id, and are shown as that id and nothing else.
 """
@@ -35,7 +35,7 @@ SHORT_LABELS = {"facts_added": "added", "facts_superseded": "superseded", "facts
 
 
 class ChangesFormatError(InvalidInput):
-    """The changes are not the dict snapshot_diff.diff() returns."""
+    """The changes are not the dict snapshot.diff.diff() returns."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def shown_changes(changes: dict[str, Any]) -> dict[str, Any]:
     """The part of a diff that `changes_view` reads (its ends, every count, each group's first
     ITEMS_PER_GROUP items): what a report keeps to be drawn again by `memlens verify`."""
     if not isinstance(changes, dict) or not isinstance(changes.get("changes"), dict):
-        raise ChangesFormatError("changes must be the dict returned by snapshot_diff.diff(old, new)")
+        raise ChangesFormatError("changes must be the dict returned by snapshot.diff.diff(old, new)")
     listed, counts = changes["changes"], changes.get("counts") or {}
     return {"from": changes.get("from"), "to": changes.get("to"),
             "counts": {key: int(counts.get(key, len(listed.get(key) or []))) for key, _, _ in GROUPS},
@@ -123,7 +123,7 @@ def changes_view(changes: dict[str, Any], snapshot: dict[str, Any], links: Links
                  index: SnapshotIndex | None = None) -> ChangesView:
     """The page model of a diff against `snapshot` (the newer side), linked with `links`."""
     if not isinstance(changes, dict) or not isinstance(changes.get("changes"), dict):
-        raise ChangesFormatError("changes must be the dict returned by snapshot_diff.diff(old, new)")
+        raise ChangesFormatError("changes must be the dict returned by snapshot.diff.diff(old, new)")
     index = index or SnapshotIndex(snapshot)
     listed = changes["changes"]
     counts = changes.get("counts") or {}

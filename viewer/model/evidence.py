@@ -17,6 +17,7 @@ def is_web_link(evidence: str) -> bool:
         return False
     try:
         parts = urlsplit(evidence)
+        parts.port   # a port out of range is no URL a browser opens (static/dom.js isWebLink refuses it too)
     except ValueError:
         return False
     return parts.scheme in LINK_SCHEMES and bool(parts.netloc)

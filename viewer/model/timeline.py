@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from itertools import compress, count
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from memlens.store.reads import is_archived
 
@@ -120,11 +120,14 @@ class TimelineBuilder:
     """Turns a snapshot into timeline models; one instance per snapshot (it keeps each fact's bar
     span and markers once worked out, since a fact sits on two entities' timelines)."""
 
-    def __init__(self, index: SnapshotIndex) -> None:
+    def __init__(self, index: SnapshotIndex | None, end_of_time: str | None = None) -> None:
+        """`index`: the snapshot the facts are of, which `context` reads (a builder without one
+        says a fact's context itself); `end_of_time`: where an axis ends without days of its own
+        (the snapshot's time, by default)."""
         self.index = index
         self._days: dict[str | None, float | None] = {None: None}
         self._prepared: dict[str, _FactLine] = {}
-        self.end_of_time = self.day(index.snapshot.get("generated_at")) or 0.0
+        self.end_of_time = self.day(index.snapshot.get("generated_at") if index is not None else end_of_time) or 0.0
 
     def day(self, value: str | None) -> float | None:
         """`to_day_number`, remembered: the same few thousand times recur across 30,000 facts."""
@@ -135,14 +138,6 @@ class TimelineBuilder:
             return day
 
     # -- events ---------------------------------------------------------------------------
-    def markers_of(self, fact: dict[str, Any]) -> list[Event]:
-        """Record-time events of a fact as (day, kind, title)."""
-        return self._prepare(fact).events
-
-    def bar_span(self, fact: dict[str, Any]) -> tuple[float | None, float | None]:
-        line = self._prepare(fact)
-        return line.valid_from, line.valid_to
-
     def _prepare(self, fact: dict[str, Any]) -> _FactLine:
         try:
             return self._prepared[fact["id"]]
@@ -162,16 +157,24 @@ class TimelineBuilder:
             if status != previous and status in ("superseded", "retracted", "forgotten"):
                 add(version.get("from"), status, "")
             previous = status
-        for contradiction in self.index.contradictions_of.get(fact["id"], ()):
-            add(contradiction.get("recorded_at"), "contested", f": {contradiction.get('reason') or ''}")
-        for at in self.index.reassertions_of.get(fact["id"], ()):
-            add(at, "reasserted", "")
+        others, color = self.context(fact)
+        for at, kind, reason in others:
+            add(at, kind, f": {reason}" if kind == "contested" else "")
         if len(events) > 1:
             events.sort(key=lambda e: (e[0], MARKER_ORDER[e[1]]))
-        color = self.index.type_look(self.index.entities.get(fact.get("object") or "", {}).get("type")).color
         line = _FactLine(fact, self.day(fact.get("valid_from")), self.day(fact.get("valid_to")), events, color)
         self._prepared[fact["id"]] = line
         return line
+
+    def context(self, fact: dict[str, Any]) -> tuple[Iterable[tuple[str | None, str, str]], str]:
+        """What a fact's line shows from beyond its record: its other record-time events as (when,
+        "contested" or "reasserted", the contradiction's reason), and the colour of its object's type."""
+        index = self.index
+        assert index is not None
+        fid = fact["id"]
+        others = [(c.get("recorded_at"), "contested", c.get("reason") or "") for c in index.contradictions_of.get(fid, ())]
+        others += [(at, "reasserted", "") for at in index.reassertions_of.get(fid, ())]
+        return others, index.type_look(index.entities.get(fact.get("object") or "", {}).get("type")).color
 
     # -- assembly -------------------------------------------------------------------------
     def build(self, anchor: str, title: str, subtitle: str, rows: list[tuple[str, dict[str, Any]]],
@@ -339,13 +342,19 @@ def replaced_at(values: list[dict[str, Any]], facts: dict[str, dict[str, Any]]) 
 
 
 def entity_timeline(builder: TimelineBuilder, entity_id: str, own_range: bool = False) -> Timeline | None:
-    """The timeline of one entity: its facts either way, in value order; None without facts.
-    `own_range`: scaled to the entity's own days (see `TimelineBuilder.build`)."""
+    """The timeline of one entity of the builder's snapshot (see `facts_timeline`)."""
     index = builder.index
-    facts = index.facts_of(entity_id)
+    assert index is not None
+    return facts_timeline(builder, entity_id, index.facts_of(entity_id), index.name, own_range)
+
+
+def facts_timeline(builder: TimelineBuilder, entity_id: str, facts: list[dict[str, Any]],
+                   name: Callable[[Any], str], own_range: bool = False) -> Timeline | None:
+    """The timeline of one entity: its `facts` (either way, in the snapshot's order), in value order;
+    None without facts. `name`: an entity's name by id. `own_range`: scaled to the entity's own days
+    (see `TimelineBuilder.build`)."""
     if not facts:
         return None
-    name = index.name
     # a hub has hundreds of facts and only the latest MAX_ROWS are drawn: sort just those
     latest = heapq.nlargest(MAX_ROWS, facts, key=_value_order)[::-1] if len(facts) > MAX_ROWS else \
         sorted(facts, key=_value_order)

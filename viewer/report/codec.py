@@ -76,7 +76,7 @@ MERGED_OFFSET = 36.0
 # the ids of the page elements that hold the data: the facts, their texts and the ledger have blocks of their own
 MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK = "memlens-data", "memlens-facts", "memlens-texts", "memlens-ledger"
 MAINTENANCE_BLOCK = "memlens-maintenance"
-# the snapshot's seal (snapshot_seal.py), which only `memlens verify` reads: 6.7 MB of JSON at
+# the snapshot's seal (snapshot/seal.py), which only `memlens verify` reads: 6.7 MB of JSON at
 # 100,000 entities that the page parsed before its first draw when it was part of `meta`
 SEAL_BLOCK = "memlens-seal"
 BLOCKS = (MAIN_BLOCK, FACTS_BLOCK, TEXTS_BLOCK, LEDGER_BLOCK, MAINTENANCE_BLOCK)   # in every page
@@ -105,7 +105,6 @@ CONTRADICTION_COLUMNS = ("id", "facts", "reason", "confidence", "actor", "record
 # rows repeat a handful of each, and spelling them out every time was a fifth of the page
 LEDGER_COLUMNS = ("seqStep", "at", "actor", "action", "kind", "refs", "refsCount", "payload")
 DISMISSAL_COLUMNS = ("key", "kind", "content", "reason", "actor", "at")
-WORKLIST_COLUMNS = ("key", "kind", "summary", "refs", "refsCount", "content")
 
 # the snapshot's records, field by field, as docs/snapshot-format.md lists them
 ENTITY_FIELDS = ("id", "name", "type", "description", "created_at", "updated_at", "merged_into", "merged_at")
@@ -859,8 +858,8 @@ def decode(blocks: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def decode_digest(main: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
-    """What `memlens.store.snapshot_diff.digest` makes of the snapshot, from the main and facts blocks."""
-    from memlens.store.snapshot_diff import digest
+    """What `memlens.store.snapshot.diff.digest` makes of the snapshot, from the main and facts blocks."""
+    from memlens.store.snapshot.diff import digest
 
     states = [{"id": fact_id, "status": status, "contested": contested} for fact_id, status, contested
               in zip(_unpacked_ids(facts["ids"]), facts["status"], facts["contested"], strict=True)]

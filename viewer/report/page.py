@@ -27,6 +27,7 @@ from ..model.worklist import KindGroup, Task, dismissal_groups, task_of, worklis
 from . import assets
 from .csp import content_security_policy
 from .codec import Block, drawings_block, page_blocks, page_record_block
+from .maintenance_rows import dismissal_cells, task_cell
 from .renderer import page_record
 
 MAINTENANCE_PREVIEW = 10   # rows of each maintenance group in the HTML; the page's script pages in the rest
@@ -146,6 +147,7 @@ def _environment() -> jinja2.Environment:
     env.filters["timeline_svg"] = timeline_svg
     env.filters["short_id"] = lambda value: str(value)[:8]
     env.filters["short_hash"] = lambda value: str(value).removeprefix("sha256:")[:12]
+    env.globals.update(task_cell=task_cell, dismissal_cells=dismissal_cells)
     return env
 
 
@@ -301,7 +303,7 @@ def report_chunks(snapshot: dict[str, Any], *, show_superseded: bool = False,
     """The single-file HTML report for `snapshot` (a `memlens-snapshot/1` dict), in pieces that
     concatenate to the page: a writer streams them, so a 100 MB page is never one string.
 
-    `changes` is `memlens.store.snapshot_diff.diff(old, snapshot)`: the page then has a
+    `changes` is `memlens.store.snapshot.diff.diff(old, snapshot)`: the page then has a
     "Changes since ..." panel. None shows nothing of the kind. `previous_layout` (entity id ->
     position, as `reading.read_layout` reads it from the old page) keeps the map stable,
     and `previous_looks` (type -> look, `reading.read_looks`) the types' colours.

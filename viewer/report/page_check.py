@@ -68,7 +68,7 @@ def drawn_by_other_code(record: dict[str, Any] | None, without_record: str) -> s
 
 def check_changes(changes: Any, snapshot: dict[str, Any], path: str) -> None:
     """The changes the panel shows name this snapshot's records as its data does: each item is what
-    snapshot_diff.diff makes of its id from this snapshot (names, the superseding fact, the entity
+    snapshot.diff.diff makes of its id from this snapshot (names, the superseding fact, the entity
     merged into), and the newer end is this snapshot. Which ids changed, and the older end, are the
     report's word about a snapshot it does not carry: no seal covers them."""
     if changes is None:
@@ -90,7 +90,7 @@ def check_changes(changes: Any, snapshot: dict[str, Any], path: str) -> None:
 
 def _change_entry(kind: str, item: str, facts: dict[str, Any], entities: dict[str, Any],
                   names: dict[str, str]) -> dict[str, Any]:
-    """What snapshot_diff.diff lists for `item` under `kind`, made from this snapshot."""
+    """What snapshot.diff.diff lists for `item` under `kind`, made from this snapshot."""
     if kind in ("facts_forgotten", "entities_removed"):
         return {"id": item}
     if kind.startswith("entities_"):

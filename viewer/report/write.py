@@ -21,7 +21,7 @@ def write_report(snapshot: dict[str, Any], path: str | os.PathLike[str] | Way, *
     way to a configured one) with it, never through a link on the way; returns its path. What was
     written is recorded (viewer/written.py), so that a regeneration may replace it.
 
-    `changes` (from `memlens.store.snapshot_diff.diff`) adds the "Changes since ..." panel;
+    `changes` (from `memlens.store.snapshot.diff.diff`) adds the "Changes since ..." panel;
     `previous_layout` (entity id -> position) keeps those entities where they were, and
     `previous_looks` (type -> look) those types' colours and shapes.
     """

@@ -50,7 +50,7 @@ def check_site(site: Path, snapshot: dict[str, Any]) -> tuple[PageCheck, int, li
     keys = blocks[MAIN_BLOCK].get("keys")
     if isinstance(keys, list) and sorted(map(str, keys)) == sorted(snapshot):
         snapshot = {key: snapshot[key] for key in keys}   # in the order it was written in (snapshot.json sorts)
-    from .build import SiteBuild   # jinja2 and the layout: only once the data checked out
+    from .build import Drawn, SiteBuild   # jinja2 and the layout: only once the data checked out
 
     written: dict[str, str] = {}
 
@@ -65,7 +65,7 @@ def check_site(site: Path, snapshot: dict[str, Any]) -> tuple[PageCheck, int, li
 
     try:
         build = SiteBuild(snapshot, record.get("changes"), previous_layout, previous_looks)
-        build.write(compare)
+        build.write(Drawn(compare))
     except SnapshotAltered:
         raise
     except DRAWING_FAILS as exc:

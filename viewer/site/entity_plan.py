@@ -112,8 +112,9 @@ def chunks(sizes: list[int], most: int, budget: int) -> list[tuple[int, int]]:
 
 
 def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: dict[str, int],
-                size: Callable[[dict[str, Any]], int]) -> EntityPlan:
-    """Group `facts` (those naming the entity) and decide which page each card is on."""
+                size: Callable[[dict[str, Any]], int], fits: bool = False) -> EntityPlan:
+    """Group `facts` (those naming the entity) and decide which page each card is on; `fits`: all
+    of them are known to fit on its own page (then no card is measured)."""
     groups: dict[tuple[str, str | None], FactGroup] = {}
     for fact in facts:
         place = _group_of(entity_id, fact)
@@ -125,6 +126,9 @@ def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: d
     for group in ordered:
         if len(group.facts) > 1:
             group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
+        if fits:
+            group.preview = len(group.facts)
+            continue
         sizes = [size(f) for f in group.facts]
         if len(sizes) <= PREVIEW_CARDS and sum(sizes) <= PREVIEW_BYTES:
             group.preview = len(sizes)   # all of it fits, as it does for nearly every group
@@ -175,14 +179,25 @@ class SitePlans:
         self._plans: dict[str, EntityPlan] = {}
         self._cards: dict[str, dict[str, tuple[int, FactGroup]]] = {}
         self._on_its_page: dict[str, bool] = {}
+        self._fit: dict[str, bool] = {}
 
     def __getitem__(self, entity_id: str) -> EntityPlan:
         try:
             return self._plans[entity_id]
         except KeyError:
             plan = self._plans[entity_id] = plan_entity(entity_id, self.pages[entity_id], self._facts_of(entity_id),
-                                                        self._order, self._size)
+                                                        self._order, self._size, self._fits(entity_id))
             return plan
+
+    def _fits(self, entity_id: str) -> bool:
+        """Whether all of the entity's cards fit in one group's preview (so on its own page, whatever
+        its groups), as for nearly every entity."""
+        try:
+            return self._fit[entity_id]
+        except KeyError:
+            facts = self._facts_of(entity_id)
+            fits = self._fit[entity_id] = len(facts) <= PREVIEW_CARDS and sum(map(self._size, facts)) <= PREVIEW_BYTES
+            return fits
 
     def get(self, fact_id: Any) -> str | None:
         """The page (in entities/) that the links to a fact lead to; None for a fact no page shows."""
@@ -210,10 +225,7 @@ class SitePlans:
             return self._on_its_page[entity_id]
         except KeyError:
             pass
-        facts = self._facts_of(entity_id)
-        fits = len(facts) <= PREVIEW_CARDS and sum(self._size(f) for f in facts) <= PREVIEW_BYTES
-        if not fits:
-            fits = not any(group.pages for group in self[entity_id].groups)
+        fits = self._fits(entity_id) or not any(group.pages for group in self[entity_id].groups)
         self._on_its_page[entity_id] = fits
         return fits
 

@@ -19,7 +19,7 @@ committed as a link to `..` had the repository's root swapped away). Instead:
 
 What the single swap gave, a site that is old or new as a whole at every moment, is given up for
 the moment the renames take (the files that changed: about ten after one new fact; every file of
-a first build, 10,000 renames in about 0.1 s at 10,000 entities). A regeneration killed among them
+a first build). A regeneration killed among them
 leaves a site of old and new pages, each whole, which the next one completes: the record names
 both the old and the new file at each place while they are renamed.
 """
@@ -30,7 +30,7 @@ import errno
 import os
 import stat
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from memlens.store import json_input
 from memlens.store.checked_folder import CheckedFolder, is_link
@@ -39,12 +39,9 @@ from memlens.store.errors import BundleError
 from memlens.store.temporaries import left_behind, temporary_name
 
 from ..atomic import rename_when_free
-from ..workers import can_fork, with_workers
 from ..written import Mark, Written, mark_of, sha256_hex
 
 Emit = Callable[[str, str | bytes], None]
-Carry = Callable[[str], bool]
-Work = Callable[[list[Any], Emit], None]
 
 
 class SiteTargetError(BundleError):
@@ -66,9 +63,6 @@ def passes_for_ours(path: str) -> bool:
     return path.split("/")[0] in OWN_FOLDERS and path.lower().endswith(OWN_KINDS)
 
 
-# Below this many entities (records to digest) one process is quicker than forking a second one.
-PARALLEL_MIN_ENTITIES = 2_000
-PARALLEL_MIN_ITEMS = 20_000
 _FILE_MODE = 0o644
 _READ_LIMIT = 1 << 30
 
@@ -83,104 +77,31 @@ class Staged:
 
 class SiteFolder:
     """Writes a site's files into the folder `root`, remembering each one's sha256 for the manifest;
-    a file memlens wrote there before and that already holds the bytes stays as it is, and so do
-    an entity's pages that `reuse` or `carry` find made from the same inputs.
+    a file memlens wrote there before and that already holds the bytes stays as it is, and so does
+    a page whose model did not change (`page`).
 
     `written`: what memlens recorded writing there (None: a new record); `take_over`: a file at a
     place the site writes that memlens did not write may be replaced (the user's own `memlens
     export` into the folder); otherwise it is refused.
-
-    (A writer thread was tried: the GIL handoffs after every system call cost more than the
-    overlap with rendering won. A forked second process does win: `split`.)
     """
 
     def __init__(self, root: CheckedFolder, written: Written | None = None, *, take_over: bool = False) -> None:
         self.root = root
         self.written = written if written is not None else Written(str(root.path), "site")
         self.take_over = take_over
-        self.previous_inputs: dict[str, str] = self.written.site.get("inputs") or {}
+        pages = self.written.site.get("pages")
+        self.previous_pages: dict[str, list[Any]] = pages if isinstance(pages, dict) else {}
         self.hashes: dict[str, str] = {}   # every file of the new site -> "sha256:<hex>", for the manifest
-        self.inputs: dict[str, str] = {}   # entity or ledger page -> digest of what it is made from
+        self.pages: dict[str, list[Any]] = {}   # each page -> [its model's digest, its files]
         self.staged: dict[str, Staged] = {}
         self._folders: dict[str, CheckedFolder] = {"": root}
         self._made: list[str] = []          # folders this write made (removed again if it fails)
         self._present: dict[str, os.stat_result] = {}
         self._looked: set[str] = set()
         self._ours: dict[str, str | None] = {}
-        self._side: dict[str, list[str]] | None = None
         self.debris: list[str] = []
         for folder in sorted({"", *(os.path.dirname(path) for path in self.written.files)}):
             self._look_into(folder)
-
-    # -- sharing the work among processes ----------------------------------------------------------
-    def split(self, items: list[Any], work: Work, beside: Sequence[tuple[Callable[[Emit], None], str]] = ()) -> None:
-        """Run `work` over `items`, and each of `beside` (the rest of the site, in parts named by
-        what they write); when there are many items, the second half of them goes to a forked
-        worker process and each part of `beside` to another. Three or four processes on two cores,
-        rather than a split weighed by us: the other pages are about a tenth of a full build's
-        work, but more than the entity pages' when those are carried over.
-
-        A worker inherits the whole build at its birth (nothing is pickled: that would cost more
-        than the second core wins), writes its files into the same folder and returns what it
-        wrote; any failure in it fails the build. It forks only while this process has no other
-        thread, since a fork copies none of them and no lock they hold; otherwise all is done here.
-        """
-        if len(items) < PARALLEL_MIN_ENTITIES or not can_fork():
-            work(items, self.emit)
-            for part, _ in beside:
-                part(self.emit)
-            return
-        half = len(items) // 2
-        jobs = [(self._writing(lambda: work(items[half:], self.emit)), "writing entity pages")]
-        jobs += [(self._writing(self._emitting(part)), f"writing {what}") for part, what in beside]
-        self._with_workers(lambda: work(items[:half], self.emit), jobs)
-
-    def alongside(self, part: Callable[[Emit], None], what: str, here: Callable[[], None], items: int) -> None:
-        """Run `here()` while `part` writes its files (`what` they are) in a forked worker, when
-        the site has many `items` (entities) and this process no other thread; else one after
-        the other."""
-        if items < PARALLEL_MIN_ENTITIES or not can_fork():
-            part(self.emit)
-            here()
-            return
-        self._with_workers(here, [(self._writing(self._emitting(part)), f"writing {what}")])
-
-    def _with_workers(self, here: Callable[[], None], jobs: list[tuple[Callable[[], Any], str]]) -> None:
-        try:
-            _, written = with_workers(here, jobs)
-        except BaseException:
-            self.sweep_debris()   # a worker's temporaries, which it could not say it made
-            raise
-        for hashes, inputs, staged in written:
-            self.hashes.update(hashes)
-            self.inputs.update(inputs)
-            self.staged.update(staged)
-
-    def _emitting(self, part: Callable[[Emit], None]) -> Callable[[], None]:
-        return lambda: part(self.emit)
-
-    def _writing(self, job: Callable[[], None]) -> Callable[[], tuple[dict, dict, dict]]:
-        """`job` as a worker runs it: the files it writes and the digests it records are its own,
-        returned to the parent (`_with_workers`)."""
-        def in_the_worker() -> tuple[dict, dict, dict]:
-            self.hashes, self.inputs, self.staged = {}, {}, {}
-            try:
-                job()
-            except BaseException:
-                self.abandon()
-                raise
-            return self.hashes, self.inputs, self.staged
-        return in_the_worker
-
-    @staticmethod
-    def in_halves(items: Sequence[Any], compute: Callable[[Sequence[Any]], list[Any]], what: str) -> list[Any]:
-        """`compute(items)`, its second half computed in a forked worker when there are many (its
-        results come back pickled, so they should be small); `what` names the work in a failure."""
-        if len(items) < PARALLEL_MIN_ITEMS or not can_fork():
-            return compute(items)
-        half = len(items) // 2
-        first, [rest] = with_workers(lambda: compute(items[:half]), [(lambda: compute(items[half:]), what)])
-        return first + rest
 
     # -- writing a file -----------------------------------------------------------------------------
     def emit(self, path: str, content: str | bytes) -> None:
@@ -201,40 +122,23 @@ class SiteFolder:
                               "Nothing of it was changed") from None
         self.staged[path] = Staged(temporary, mark_of(sha, status, renamed=True))
 
-    def reuse(self, page: str, digest: str) -> bool:
-        """Record that the page `page` (with an entity's, its pages of its own) is made from inputs
-        whose digest is `digest`; True when the previous site's were the same and memlens wrote
-        its files and they still hold what it wrote: they stay, and need not be rendered."""
-        self.inputs[page] = digest
-        if self.previous_inputs.get(page) != digest:
-            return False
-        shas = [self.sha_held(path) for path in self.entity_files(page)]
-        if None in shas:
-            return False
-        for path, sha in zip(self.entity_files(page), shas):
-            self.hashes[path] = "sha256:" + str(sha)
-        return True
-
-    def carry(self, page: str) -> bool:
-        """Keep a page (an entity's with its pages of its own) known to be made from the same
-        inputs as in the previous site, under the digest it had there; False when it cannot be
-        (no digest, a file gone or changed), and then it is to be digested and rendered."""
-        digest = self.previous_inputs.get(page)
-        return digest is not None and self.reuse(page, digest)
-
-    def entity_files(self, page: str) -> list[str]:
-        """An entity page and the pages of its own memlens wrote beside it (`<stem>--*.html`)."""
-        if self._side is None:
-            self._side = {}
-            for path in self.written.files:
-                stem, sep, rest = path.partition("--")
-                if sep and "/" not in rest and rest.endswith(".html"):   # beside its page, as entity_plan names them
-                    self._side.setdefault(stem, []).append(path)
-        return [page, *self._side.get(page.removesuffix(".html"), ())]
-
-    def had_files_starting(self, prefix: str) -> bool:
-        """Whether memlens wrote a page of an entity's own whose path begins with `prefix` (`<stem>--...`)."""
-        return any(path.startswith(prefix) for path in self.entity_files(prefix.partition("--")[0] + ".html")[1:])
+    def page(self, path: str, digest: str, draw: Callable[[], dict[str, str]]) -> None:
+        """The page at `path` (with its pages of its own) is made from a model whose digest is
+        `digest` (site/models.py): if memlens recorded writing it from that very model, and its files
+        are still the ones it wrote, they stay as they are; otherwise `draw()` gives its files
+        (path -> content), which are written."""
+        recorded = self.previous_pages.get(path)
+        if recorded is not None and recorded[0] == digest:
+            shas = [self.sha_held(name) for name in recorded[1]]
+            if None not in shas:
+                for name, sha in zip(recorded[1], shas):
+                    self.hashes[name] = "sha256:" + str(sha)
+                self.pages[path] = recorded
+                return
+        files = draw()
+        for name, content in files.items():
+            self.emit(name, content)
+        self.pages[path] = [digest, list(files)]
 
     def sha_held(self, path: str) -> str | None:
         """The sha256 (hex) of the file at `path` if memlens wrote it and it still holds those bytes;
@@ -320,10 +224,10 @@ class SiteFolder:
             self._present[prefix + entry.name] = entry.stat(follow_symlinks=False)
 
     # -- the end ------------------------------------------------------------------------------------
-    def commit(self, snapshot_hash: str | None, site: dict[str, Any]) -> list[str]:
+    def commit(self, snapshot_hash: str | None) -> list[str]:
         """Put every file written in its place, remove what memlens wrote before and no longer
-        writes, and record it all (`site`: what the next regeneration needs); returns what the
-        folder holds that memlens did not write (outermost names)."""
+        writes, and record it all (with each page's model digest, for the next regeneration);
+        returns what the folder holds that memlens did not write (outermost names)."""
         record = self.written
         kept = self.not_ours()
         posing = [path for path in kept if passes_for_ours(path)]
@@ -338,8 +242,10 @@ class SiteFolder:
             pending[path] = [staged.mark, *record.files.get(path, ())]
         for path in stale:
             pending[path] = record.files[path]
-        record.files, record.hash = pending, None
-        record.save()   # both at each place: a regeneration killed halfway leaves nothing unknown
+        # both files at each place, and no page's model: a regeneration killed halfway leaves nothing
+        # unknown, and the next one draws every page (leaving alone each file that comes out the same)
+        record.files, record.hash, record.site = pending, None, {}
+        record.save()
         for path, staged in sorted(self.staged.items()):
             folder, name = self._place(path, writing=False)
             rename_when_free(lambda: folder.rename(staged.temporary, name), folder.path / name)
@@ -358,7 +264,7 @@ class SiteFolder:
             status = folder.status(name)
             final[path] = [mark_of(staged.mark[0], status)] if status is not None else [staged.mark]
         record.files, record.hash = final, snapshot_hash
-        record.site = {**site, "inputs": dict(sorted(self.inputs.items())), "kept": kept, "listed": listed}
+        record.site = {"pages": self.pages, "kept": kept, "listed": listed}
         record.save()
         self.sweep_debris()
         self.staged = {}

@@ -4,7 +4,7 @@ A site of 10,000 entities shows 30,000 facts twice (on the subject's and the obj
 40,000 ledger rows on the ledger pages and again on each entity page they name. Each item is
 rendered once per folder its links are relative to, and reused; in Python rather than a template
 macro, because a macro call costs more than the whole card. The rule that keeps this safe: every
-value from the snapshot passes through `h()` (markupsafe's escape); hrefs are built from our own
+value from the snapshot passes through `escaped()` (markupsafe's escape); hrefs are built from our own
 file names and ids (escaped too) or, for evidence, admitted by `is_web_link` (http(s) only).
 """
 
@@ -15,19 +15,18 @@ from typing import Any
 from memlens.store.reads import is_archived
 
 from ..model.escaping import escape_text
-from ..model.evidence import evidence_changed, is_web_link
+from ..model.evidence import is_web_link
 from ..model.fact_status import merged_from, shown_status
 from ..model.ledger_targets import NAMED_IN_PAYLOAD, row_targets
 from ..model.links import deep_link
-from ..model.snapshot_index import SnapshotIndex
 from ..model.time_axis import short_record_time
+from .models import Card, FactRef, LedgerRow, OpenContradiction, Ref, Target, fact_label
 
 STATUS_ORDER = {"current": 0, "superseded": 1, "retracted": 2, "forgotten": 3}
-FORGOTTEN_LABEL = "forgotten fact (text erased)"
-VersionRow = tuple[tuple[str, int, int], str]   # (sort key, <tr>)
+VersionRow = tuple[str, int, str]   # (from when, which version of its fact, <tr>)
 
 
-h = escape_text   # every value from the snapshot, in element content and quoted attribute values
+escaped = escape_text   # every value from the snapshot, in element content and quoted attribute values
 
 
 def validity(valid_from: str | None, valid_to: str | None, unknown: str = "validity not stated") -> str:
@@ -41,129 +40,93 @@ def validity(valid_from: str | None, valid_to: str | None, unknown: str = "valid
 
 
 class SiteItems:
-    """Renders and remembers the repeated items of a site, for pages in one folder.
+    """Renders and remembers the repeated items of a site (from their models, site/models.py), for
+    pages in one folder.
 
     `entities` is the way from those pages to the entity pages ('' from entities/ itself,
     'entities/' from the top, '../entities/' from ledger/); `root` the way to the top.
     """
 
-    def __init__(self, snapshot: dict[str, Any], index: SnapshotIndex, fact_pages: dict[str, str], *,
-                 entity_pages: dict[str, str], entities: str, root: str, anchors: bool,
-                 contested_boxes: bool = True) -> None:
-        self.index = index
-        self.pages = entity_pages   # entity id -> file name in entities/
-        self.fact_pages = fact_pages  # fact id -> file name in entities/ of the page its links lead to
+    def __init__(self, *, entities: str, root: str, anchors: bool, contested_boxes: bool = True) -> None:
         self.entities = entities
         self.root = root
         self.anchors = anchors      # cards carry id="fact-<id>" (on entity pages, where links land)
         self.contested_boxes = contested_boxes  # off where the page states the contradiction itself
-        self.contradictions = {c["id"]: c for c in snapshot.get("contradictions", [])}
-        self.withheld = snapshot.get("withheld_from_briefs") or {}   # fact id -> why briefs leave it out
-        self.evidence_changed = frozenset(evidence_changed(snapshot))
         self._text: dict[str, str] = {}
-        self._entity_refs: dict[str | None, str] = {}
-        self._fact_refs: dict[str, str] = {}
-        self._labels: dict[str, str] = {}
         self._cards: dict[str, str] = {}
         self._versions: dict[str, list[VersionRow]] = {}
-        self._ledger: dict[int, str] = {}
+        self._ledger: dict[str, str] = {}
 
-    def t(self, value: Any) -> str:
-        """`h()`, remembered: names, actors, relations and times recur on thousands of pages."""
+    def escaped_once(self, value: Any) -> str:
+        """`escaped()`, remembered: names, actors, relations and times recur on thousands of pages."""
         key = value if type(value) is str else str("" if value is None else value)
         try:
             return self._text[key]
         except KeyError:
-            text = self._text[key] = h(key)
+            text = self._text[key] = escaped(key)
             return text
 
     # -- links --------------------------------------------------------------------------------
-    def entity_href(self, entity_id: str | None) -> str | None:
-        page = self.pages.get(entity_id) if entity_id else None
-        return self.entities + page if page else None
-
-    def fact_href(self, fact_id: str) -> str | None:
-        page = self.fact_pages.get(fact_id)
+    def fact_href(self, fact_id: str, page: str | None) -> str | None:
         return f"{self.entities}{page}#fact-{fact_id}" if page else None
 
     def graph_href(self, kind: str, ident: str) -> str:
         return f"{self.root}index.html{deep_link(kind, ident)}"
 
     # -- references ---------------------------------------------------------------------------
-    def fact_label(self, fact_id: str) -> str:
-        try:
-            return self._labels[fact_id]
-        except KeyError:
-            fact = self.index.facts.get(fact_id)
-            label = FORGOTTEN_LABEL if fact is None or fact.get("relation") is None else self.index.fact_text(fact)
-            self._labels[fact_id] = label
-            return label
+    def entity_ref(self, ref: Ref) -> str:
+        if ref.page is None:
+            return '<span class="muted">(forgotten entity)</span>'
+        return f'<a href="{escaped(self.entities + ref.page)}">{self.escaped_once(ref.name)}</a>'
 
-    def entity_ref(self, entity_id: str | None) -> str:
-        try:
-            return self._entity_refs[entity_id]
-        except KeyError:
-            href = self.entity_href(entity_id)
-            ref = ('<span class="muted">(forgotten entity)</span>' if href is None else
-                   f'<a href="{h(href)}">{self.t(self.index.name(entity_id))}</a>')
-            self._entity_refs[entity_id] = ref
-            return ref
+    def fact_ref(self, ref: FactRef) -> str:
+        href = self.fact_href(ref.id, ref.page)
+        label = escaped(ref.label)
+        return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{escaped(href)}">{label}</a>'
 
-    def fact_ref(self, fact_id: str) -> str:
-        try:
-            return self._fact_refs[fact_id]
-        except KeyError:
-            href = self.fact_href(fact_id)
-            label = h(self.fact_label(fact_id))
-            ref = f'<span class="ref-missing">{label}</span>' if href is None else \
-                f'<a href="{h(href)}">{label}</a>'
-            self._fact_refs[fact_id] = ref
-            return ref
-
-    def any_ref(self, ref: str) -> str:
+    def any_ref(self, target: Target) -> str:
         """A ledger or maintenance reference: entity, fact, contradiction, or an id that is gone."""
-        if ref in self.index.entities:
-            return self.entity_ref(ref)
-        if ref in self.index.facts:
-            return self.fact_ref(ref)
-        contradiction = self.contradictions.get(ref)
-        if contradiction is not None:
-            first = next((f for f in contradiction.get("facts", []) if self.fact_href(f)), None)
-            label = f"contradiction {h(ref[:8])}"
-            if first is None:
-                return f'<span class="ref-missing">{label}</span>'
-            return f'<a href="{h(self.fact_href(first))}">{label}</a>'
-        return f'<code class="ref-missing" title="{h(ref)}">{h(str(ref)[:8])} (gone)</code>'
+        if target.kind == "entity":
+            return self.entity_ref(Ref(target.id, target.label, target.page, ""))
+        if target.kind == "fact":
+            return self.fact_ref(FactRef(target.id, target.label, target.page))
+        if target.kind == "contradiction":
+            label = f"contradiction {escaped(target.id[:8])}"
+            href = self.fact_href(str(target.fact), target.page)
+            return f'<span class="ref-missing">{label}</span>' if href is None else f'<a href="{escaped(href)}">{label}</a>'
+        return f'<code class="ref-missing" title="{escaped(target.id)}">{escaped(target.id[:8])} (gone)</code>'
 
     # -- fact cards ---------------------------------------------------------------------------
-    def fact_card(self, fact: dict[str, Any]) -> str:
+    def fact_card(self, card: Card) -> str:
+        fact = card.fact.record
         try:
             return self._cards[fact["id"]]
         except KeyError:
-            card = self._tombstone(fact) if fact.get("relation") is None or fact.get("status") == "forgotten" \
-                else self._card(fact)
-            self._cards[fact["id"]] = card
-            return card
+            html = self._tombstone(fact) if fact.get("relation") is None or fact.get("status") == "forgotten" \
+                else self._card(card)
+            self._cards[fact["id"]] = html
+            return html
 
     def _anchor(self, fact_id: str) -> str:
-        return f' id="fact-{h(fact_id)}"' if self.anchors else ""
+        return f' id="fact-{escaped(fact_id)}"' if self.anchors else ""
 
-    def _card(self, fact: dict[str, Any]) -> str:
-        t = self.t
+    def _card(self, card: Card) -> str:
+        once = self.escaped_once
+        fact = card.fact.record
         fid, status = fact["id"], shown_status(fact)
         contested = bool(fact.get("contested"))
         archived = is_archived(status, fact.get("reason"))   # as the report's card marks it (detail_panel.js)
-        parts = [f'<article class="fact fact-{"archived" if archived else t(status)}{" is-contested" if contested else ""}"'
+        parts = [f'<article class="fact fact-{"archived" if archived else once(status)}{" is-contested" if contested else ""}"'
                  f'{self._anchor(fid)}>'
-                 f'<p class="fact-line">{self.entity_ref(fact.get("subject"))} <span class="fact-relation">'
-                 f'{t(fact.get("relation"))}</span> {self.entity_ref(fact.get("object"))}</p>'
-                 f'<p class="fact-badges"><span class="status status-{t(status)}">{t(status)}</span>']
+                 f'<p class="fact-line">{self.entity_ref(card.subject)} <span class="fact-relation">'
+                 f'{once(fact.get("relation"))}</span> {self.entity_ref(card.object)}</p>'
+                 f'<p class="fact-badges"><span class="status status-{once(status)}">{once(status)}</span>']
         if archived:
             parts.append('<span class="status status-archived" title="kept, but left out of its tool\'s own reads">'
                          'archived</span>')
         if contested:
             parts.append('<strong class="tag tag-contested">contested</strong>')
-        if fid in self.evidence_changed:   # as the report's card marks it (detail_panel.js)
+        if card.evidence_changed:   # as the report's card marks it (detail_panel.js)
             parts.append('<strong class="tag tag-stale" title="the file it cites is gone, or git says the cited lines '
                          'changed after it was recorded">evidence changed since recorded</strong>')
         if fact.get("functional"):
@@ -171,46 +134,42 @@ class SiteItems:
         if fact.get("reassertions"):
             parts.append(f'<span class="status">reasserted \u00d7{int(fact["reassertions"])}</span>')
         # the short id doubles as the fact's deep link into the graph
-        parts.append(f'<a class="fact-id" href="{h(self.graph_href("fact", fid))}">{h(fid[:8])}</a></p>')
+        parts.append(f'<a class="fact-id" href="{escaped(self.graph_href("fact", fid))}">{escaped(fid[:8])}</a></p>')
         if fact.get("description"):
-            parts.append(f'<p class="fact-description">{h(fact["description"])}</p>')
+            parts.append(f'<p class="fact-description">{escaped(fact["description"])}</p>')
         if status == "current" and fact.get("reason"):
-            parts.append(f'<p class="fact-state-reason">{h(fact["reason"])}</p>')
+            parts.append(f'<p class="fact-state-reason">{escaped(fact["reason"])}</p>')
         if contested and self.contested_boxes:
-            parts.extend(self._contested_box(fact, c) for c in self._open_contradictions(fact))
-        if fid in self.withheld:   # as the report's card says it (detail_panel.js withheldNote)
+            parts.extend(self._contested_box(c) for c in card.open_contradictions)
+        if card.withheld is not None:   # as the report's card says it (detail_panel.js withheldNote)
             parts.append(f'<p class="fact-withheld"><span class="status status-withheld">withheld from briefs</span> '
-                         f'{h(self.withheld[fid])}</p>')
+                         f'{escaped(card.withheld)}</p>')
         if status in ("superseded", "retracted"):
-            parts.append(self._retired_box(fact, status))
+            parts.append(self._retired_box(fact, status, card.superseded_by))
         parts.append(self._evidence(fact.get("evidence") or []))
         retired = fact.get("retired_at") if status in ("superseded", "retracted") else None
-        parts.append(f'<p class="fact-meta"><span>{t(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
-                     f'<span>by {t(fact.get("actor") or "unknown")}</span>'
-                     f'<span>recorded {t(short_record_time(fact.get("recorded_at")))}</span>'
-                     + (f'<span>retired {t(short_record_time(retired))}</span>' if retired else "")
-                     + (f'<span class="fact-origin">{t(merged_from(origin))}</span>' if (origin := fact.get("origin")) else "")
+        parts.append(f'<p class="fact-meta"><span>{once(validity(fact.get("valid_from"), fact.get("valid_to")))}</span>'
+                     f'<span>by {once(fact.get("actor") or "unknown")}</span>'
+                     f'<span>recorded {once(short_record_time(fact.get("recorded_at")))}</span>'
+                     + (f'<span>retired {once(short_record_time(retired))}</span>' if retired else "")
+                     + (f'<span class="fact-origin">{once(merged_from(origin))}</span>' if (origin := fact.get("origin")) else "")
                      + '</p></article>')
         return "".join(parts)
 
-    def _open_contradictions(self, fact: dict[str, Any]) -> list[dict[str, Any]]:
-        found = [self.contradictions[c] for c in fact.get("contradictions") or () if c in self.contradictions]
-        return [c for c in found if c.get("resolved_at") is None]
-
-    def _contested_box(self, fact: dict[str, Any], contradiction: dict[str, Any]) -> str:
+    def _contested_box(self, case: OpenContradiction) -> str:
+        contradiction = case.record.record
         confidence = contradiction.get("confidence")
         shown = f"{confidence:.2f}" if isinstance(confidence, (int, float)) else "?"
-        others = [f for f in contradiction.get("facts", []) if f != fact["id"]]
-        other = f'<p class="contested-other">conflicts with {", ".join(self.fact_ref(f) for f in others)}</p>' if others else ""
+        other = (f'<p class="contested-other">conflicts with {", ".join(self.fact_ref(f) for f in case.others)}</p>'
+                 if case.others else "")
         return (f'<div class="contested-box"><p><span class="contested-label">why</span>'
-                f'<span class="contested-reason">{h(contradiction.get("reason") or "(no reason given)")}</span></p>'
-                f'<p class="fact-meta">confidence {h(shown)} \u00b7 raised by {self.t(contradiction.get("actor") or "?")} \u00b7 '
-                f'{self.t(short_record_time(contradiction.get("recorded_at")))}</p>{other}</div>')
+                f'<span class="contested-reason">{escaped(contradiction.get("reason") or "(no reason given)")}</span></p>'
+                f'<p class="fact-meta">confidence {escaped(shown)} \u00b7 raised by {self.escaped_once(contradiction.get("actor") or "?")} \u00b7 '
+                f'{self.escaped_once(short_record_time(contradiction.get("recorded_at")))}</p>{other}</div>')
 
-    def _retired_box(self, fact: dict[str, Any], status: str) -> str:
-        by = fact.get("superseded_by")
+    def _retired_box(self, fact: dict[str, Any], status: str, by: FactRef | None) -> str:
         line = status + (" by " + self.fact_ref(by) if by else "")
-        reason = f'<p class="retired-reason">reason: {h(fact["reason"])}</p>' if fact.get("reason") else ""
+        reason = f'<p class="retired-reason">reason: {escaped(fact["reason"])}</p>' if fact.get("reason") else ""
         return f'<div class="retired-box"><p>{line}</p>{reason}</div>'
 
     def _evidence(self, evidence: list[Any]) -> str:
@@ -220,73 +179,66 @@ class SiteItems:
         for item in evidence:
             text = str(item)
             if is_web_link(text):
-                items.append(f'<li><a href="{h(text)}" target="_blank" rel="noopener noreferrer">{h(text)}</a></li>')
+                items.append(f'<li><a href="{escaped(text)}" target="_blank" rel="noopener noreferrer">{escaped(text)}</a></li>')
             else:
-                items.append(f'<li class="evidence-text">{h(text)}</li>')
+                items.append(f'<li class="evidence-text">{escaped(text)}</li>')
         return '<ul class="fact-evidence">' + "".join(items) + "</ul>"
 
     def _tombstone(self, fact: dict[str, Any]) -> str:
         fid = fact["id"]
         return (f'<article class="fact fact-forgotten"{self._anchor(fid)}><p class="fact-badges">'
-                f'<span class="status status-forgotten">forgotten</span><code class="fact-id">{h(fid[:8])}</code></p>'
+                f'<span class="status status-forgotten">forgotten</span><code class="fact-id">{escaped(fid[:8])}</code></p>'
                 '<p class="fact-description muted">The text of this fact was erased.</p>'
-                f'<p class="fact-meta"><span>recorded {self.t(short_record_time(fact.get("recorded_at")))}</span>'
-                f'<span>forgotten {self.t(short_record_time(fact.get("retired_at")))}</span></p></article>')
+                f'<p class="fact-meta"><span>recorded {self.escaped_once(short_record_time(fact.get("recorded_at")))}</span>'
+                f'<span>forgotten {self.escaped_once(short_record_time(fact.get("retired_at")))}</span></p></article>')
 
     # -- history ------------------------------------------------------------------------------
-    def version_rows(self, fact: dict[str, Any], order: int) -> list[VersionRow]:
-        """Each version of `fact` as (sort key, table row); rows link to the card on the same page."""
+    def version_rows(self, card: Card) -> list[VersionRow]:
+        """Each version of the card's fact as (from when, its number, table row); rows link to its card."""
+        fact = card.fact.record
         fid = fact["id"]
         try:
             return self._versions[fid]
         except KeyError:
             pass
-        t = self.t
-        label = self.fact_ref(fid)
+        once = self.escaped_once
+        label = self.fact_ref(FactRef(fid, fact_label(fact, card.subject.name, card.object.name), card.page))
+        by_id = {ref.id: ref for ref in card.versions_by}
         rows = []
         for index, version in enumerate(fact.get("history") or ()):
             status = str(version.get("status") or "")
             note = ""
             if version.get("superseded_by"):
-                note = "by " + self.fact_ref(version["superseded_by"])
+                note = "by " + self.fact_ref(by_id[version["superseded_by"]])
             if version.get("reason"):
-                note += (" \u00b7 " if note else "") + h(version["reason"])
+                note += (" \u00b7 " if note else "") + escaped(version["reason"])
             when = str(version.get("from") or "")
-            valid = "" if status == "forgotten" else t(validity(version.get("valid_from"), version.get("valid_to"), ""))
-            rows.append(((when, order, index),
-                         f'<tr><td class="time">{t(short_record_time(when))}</td><td>{label}</td>'
-                         f'<td class="st-{t(status)}">{t(status)}</td><td class="validity">{valid}</td><td>{note}</td></tr>'))
+            valid = "" if status == "forgotten" else once(validity(version.get("valid_from"), version.get("valid_to"), ""))
+            rows.append((when, index,
+                         f'<tr><td class="time">{once(short_record_time(when))}</td><td>{label}</td>'
+                         f'<td class="st-{once(status)}">{once(status)}</td><td class="validity">{valid}</td><td>{note}</td></tr>'))
         self._versions[fid] = rows
         return rows
 
     # -- ledger -------------------------------------------------------------------------------
-    def _shown_refs(self, refs: Any) -> list[str]:
-        """A row's references, less entities that a fact of the same row already names (an assert
-        row refers to the fact and both its ends; the fact's label says all three)."""
-        refs = [str(r) for r in refs]
-        if len(refs) < 2:
-            return refs
-        facts = self.index.facts
-        named = {end for r in refs if r in facts for end in (facts[r].get("subject"), facts[r].get("object"))
-                 if facts[r].get("relation") is not None}
-        return [r for r in refs if r not in named or r in facts]
-
-    def ledger_row(self, index: int, row: dict[str, Any]) -> str:
+    def ledger_row(self, model: LedgerRow) -> str:
+        row = model.row.record
+        key = model.row.digest
         try:
-            return self._ledger[index]
+            return self._ledger[key]
         except KeyError:
-            t = self.t
-            action = t(row.get("action") or "")
+            once = self.escaped_once
+            action = once(row.get("action") or "")
             if row.get("refs"):
-                refs = " ".join(self.any_ref(r) for r in self._shown_refs(row["refs"]))
+                refs = " ".join(self.any_ref(target) for target in model.targets)
             else:  # about a relation or a type: the name its payload gives
                 kind = NAMED_IN_PAYLOAD.get(row.get("action"))
-                refs = " ".join(f'<code class="ref-name">{kind} {h(name)}</code>'
+                refs = " ".join(f'<code class="ref-name">{kind} {escaped(name)}</code>'
                                 for name in row_targets(row.get("action"), (), row.get("payload")))
             seq = row.get("seq")
-            html = (f'<tr><td class="num">{seq if type(seq) is int else h(seq)}</td>'
-                    f'<td class="time">{t(short_record_time(row.get("at")))}</td>'
-                    f'<td class="actor">{t(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
+            html = (f'<tr><td class="num">{seq if type(seq) is int else escaped(seq)}</td>'
+                    f'<td class="time">{once(short_record_time(row.get("at")))}</td>'
+                    f'<td class="actor">{once(row.get("actor"))}</td><td class="act-{action}">{action}</td>'
                     f'<td class="refs">{refs}</td></tr>')
-            self._ledger[index] = html
+            self._ledger[key] = html
             return html

@@ -1,7 +1,14 @@
-"""The Snapshot: everything the viewer may read, as plain data (format `memlens-snapshot/1`).
+"""The Snapshot: everything the viewer may read, as plain data (format `memlens-snapshot/1`,
+documented field by field in docs/snapshot-format.md), and what a snapshot goes through:
 
-Read in one SQLite read transaction; sorted so the same store always gives the same bytes. The
-layout of the format is documented in docs/snapshot-format.md.
+    snapshot         (this module) built from a store in one SQLite read transaction, sorted so the
+                     same store always gives the same bytes
+    fact_record      one fact (or a forgotten fact's tombstone) as the snapshot lists it
+    canonical        a record's canonical JSON text: what the seal digests, and a site's snapshot.json
+    seal             the digests `memlens verify` recomputes (memlens-seal/1)
+    shape            whether a snapshot from outside has the format's shape, field by field
+    diff             what changed between two snapshots
+    load             a snapshot written into an empty dataset (`memlens import --from memlens`)
 """
 from __future__ import annotations
 
@@ -12,14 +19,14 @@ from operator import itemgetter
 
 import orjson
 
-from . import brief_record, ledger, maintenance, reads
-from .brief_screen import withheld_facts
-from .errors import StoreDamaged
+from .. import brief_record, ledger, maintenance, reads
+from ..brief_screen import withheld_facts
+from ..errors import StoreDamaged
 from .fact_record import fact_record, tombstone_record
-from .reads import tuple_cursor
-from .schema import STATUSES
-from .timefmt import build_time_fallback
-from .version import VERSION
+from ..reads import tuple_cursor
+from ..schema import STATUSES
+from ..timefmt import build_time_fallback
+from ..version import VERSION
 
 FORMAT = "memlens-snapshot/1"
 
@@ -78,7 +85,7 @@ def build(conn: sqlite3.Connection, dataset: str, flag: list[str] | None = None)
 
 def build_with_chains(conn: sqlite3.Connection, dataset: str, flag: list[str] | None = None) -> tuple[dict, list[str]]:
     """The snapshot and its ledger rows' chain hashes as the store keeps them, read in the same
-    transaction: what snapshot_seal.sealed needs to seal it without recomputing the chain."""
+    transaction: what snapshot.seal.sealed needs to seal it without recomputing the chain."""
     snapshot, chains = _read(conn, dataset, flag, chains=True)
     assert chains is not None
     return snapshot, chains

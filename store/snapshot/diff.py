@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import InvalidInput
-from .schema import STATUSES
+from ..errors import InvalidInput
+from ..schema import STATUSES
 
 DIGEST_FORMAT = "memlens-digest/1"
 CHANGE_KINDS = (

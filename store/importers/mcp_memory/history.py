@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import corrections, functional, ontology, search
-from .db import Tx
-from .errors import Conflict
-from .ids import normalize_name
-from .importers.mcp_memory import (OBSERVATION_RELATION, OBSERVATION_TYPE, Link, Node, observation_name, ordinal_of,
+from ... import corrections, functional, ontology, search
+from ...db import Tx
+from ...errors import Conflict
+from ...ids import normalize_name
+from . import (OBSERVATION_RELATION, OBSERVATION_TYPE, Link, Node, observation_name, ordinal_of,
                                    stated, unknown_description)
-from .importers.mcp_memory_file import TOOL, MemoryFile
-from .memory import Memory
-from .versions import FACT_WITH_STATE, insert_version
+from .file import TOOL, MemoryFile
+from ...memory import Memory
+from ...versions import FACT_WITH_STATE, insert_version
 
 ACTOR = f"import:{TOOL}"
 

@@ -1,4 +1,5 @@
-"""The MCP reference memory server's graph as memlens entities and facts.
+"""The MCP reference memory server's graph as memlens entities and facts (its file is read by
+mcp_memory/file.py; importing it again and again, the history it never kept, is mcp_memory/history.py).
 
 - An entity keeps its name (exactly: the server tells `Alice` from `alice`, so its id is derived
   from the name as written); its free-text `entityType` becomes the ontology type it names
@@ -18,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..ids import derived_id, fact_id
-from .assembly import EntityRecord, FactRecord, LedgerEvent, SourceGraph, State
-from .mcp_memory_file import TOOL, MemoryFile
+from ...ids import derived_id, fact_id
+from ..assembly import EntityRecord, FactRecord, LedgerEvent, SourceGraph, State
+from .file import TOOL, MemoryFile
 
 OBSERVATION_RELATION = "observation"
 OBSERVATION_TYPE = "Observation"

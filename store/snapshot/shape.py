@@ -19,12 +19,12 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Callable, Iterable
 
-from .brief_record import FIELD_LIMIT
-from .errors import InvalidInput
-from .ids import all_usable, usable_id
-from .schema import STATUSES
-from .snapshot import FORMAT
-from .timefmt import record_time
+from ..brief_record import FIELD_LIMIT
+from ..errors import InvalidInput
+from ..ids import all_usable, usable_id
+from ..schema import STATUSES
+from . import FORMAT
+from ..timefmt import record_time
 
 RESOLUTIONS = ("superseded", "retracted", "dismissed", "forgotten", "merged")
 # SQLite's INTEGER is 64 bits

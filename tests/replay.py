@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from . import ledger, reads
+from memlens.store import ledger, reads
 
 # fact id -> (status, superseded_by); plus the pairs contested at that time
 State = tuple[dict[str, tuple[str, str | None]], frozenset[frozenset[str]]]

@@ -19,10 +19,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..confined import UntrustedFileError, head_of_regular_file, read_regular_file
-from ..json_input import NotJson, parsed
-from ..timefmt import record_time
-from .source import SourceNotFound, SourceUnreadable
+from ...confined import UntrustedFileError, head_of_regular_file, read_regular_file
+from ...json_input import NotJson, parsed
+from ...timefmt import record_time
+from ..source import SourceNotFound, SourceUnreadable
 
 TOOL = "mcp-memory"
 PACKAGE = ("@modelcontextprotocol", "server-memory")

@@ -18,10 +18,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from . import ledger
+from .. import ledger
 from .canonical import canonical_json
-from .errors import SnapshotAltered
-from .importers.assembly import content_hash
+from ..errors import SnapshotAltered
+from ..importers.assembly import content_hash
 
 SEAL_FORMAT = "memlens-seal/1"
 RECORD_LISTS = ("entities", "facts", "contradictions", "dismissals")
@@ -45,6 +45,7 @@ def seal_of(snapshot: dict[str, Any], chains: list[str] | None = None) -> dict[s
     digests = _Digests(snapshot, "the snapshot")
     if chains is None:
         chains = digests.chains()
+    _made.remember(snapshot, RecordDigests(digests.records, chains))
     hash_of = "ledger" if chains and snapshot.get("hash") == "sha256:" + chains[-1] else "content"
     return {
         "format": SEAL_FORMAT,
@@ -54,6 +55,53 @@ def seal_of(snapshot: dict[str, Any], chains: list[str] | None = None) -> dict[s
         "records": {name: "".join(d[:_SHORT] for d in digests.records[name]) for name in digests.records},
         "ledger": "".join(chain[:_SHORT] for chain in chains),
     }
+
+
+class RecordDigests:
+    """The full sha256 (hex) of every record of a snapshot, per record list, and its ledger rows'
+    chain hashes: what its seal's short digests are the first hex digits of."""
+
+    def __init__(self, records: dict[str, list[str]], chains: list[str]) -> None:
+        self.records = records
+        self.chains = chains
+
+
+class _Made:
+    """The digests of the last snapshots sealed in this process, kept with their record lists (whose
+    identity finds them again): a site's page models take their leaves' digests from the seal just
+    made instead of canonicalising every record a second time (0.5 s at 10,000 entities)."""
+
+    def __init__(self, kept: int = 2) -> None:
+        self._kept: list[tuple[tuple[Any, ...], RecordDigests]] = []
+        self._size = kept
+
+    @staticmethod
+    def _lists(snapshot: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(snapshot.get(name) for name in (*RECORD_LISTS, "ledger"))
+
+    def remember(self, snapshot: dict[str, Any], digests: RecordDigests) -> None:
+        self._kept = [(self._lists(snapshot), digests), *self._kept[:self._size - 1]]
+
+    def find(self, snapshot: dict[str, Any]) -> RecordDigests | None:
+        lists = self._lists(snapshot)
+        for kept, digests in self._kept:
+            if all(a is b for a, b in zip(kept, lists)):
+                return digests
+        return None
+
+
+_made = _Made()
+
+
+def record_digests(snapshot: dict[str, Any]) -> RecordDigests:
+    """The full digests of `snapshot`'s records and ledger rows: those its seal was made from, when it
+    was sealed in this process (and its record lists not replaced since), else worked out now as
+    its seal works them out. A record changed in place after sealing is no record of the seal."""
+    found = _made.find(snapshot)
+    if found is None:   # not remembered: only a seal's own digests are (a snapshot may change until sealed)
+        digests = _Digests(snapshot, "the snapshot")
+        found = RecordDigests(digests.records, digests.chains())
+    return found
 
 
 def sealed_chain(seal: dict[str, Any], row: int) -> str | None:

@@ -7,7 +7,7 @@ rows, and the ledger. The source's ledger rows are kept (their times and actors,
 the source), followed by one `import` row per entity, fact, contradiction and dismissal and one
 summary row; payloads carry ids and metadata only.
 
-What it accepts is checked first, field by field (snapshot_shape.py): a bundle is untrusted input.
+What it accepts is checked first, field by field (snapshot/shape.py): a bundle is untrusted input.
 Only an empty dataset is accepted here: a memlens bundle taken into a dataset that holds memories
 is a merge, with rules of its own (bundle_merge.py); another tool's store goes into a new dataset.
 """
@@ -21,14 +21,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import ledger, search
-from .db import Tx, dumps
-from .errors import Conflict, InvalidInput, StoreUnreadable
-from .ids import normalize_name
-from .memory import Memory
-from .schema import AUTO_REASON
-from .snapshot_shape import check_loadable
-from .timefmt import utc_now
+from .. import ledger, search
+from ..db import Tx, dumps
+from ..errors import Conflict, InvalidInput, StoreUnreadable
+from ..ids import normalize_name
+from ..memory import Memory
+from ..schema import AUTO_REASON
+from .shape import check_loadable
+from ..timefmt import utc_now
 
 def load_into(memory: Memory, snapshot: dict[str, Any], *, source: str) -> dict[str, Any]:
     """Write `snapshot` into `memory` (which must be empty); returns what was written, counted."""
