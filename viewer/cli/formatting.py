@@ -141,8 +141,10 @@ def entity_count(live: int, merged: int) -> str:
 
 def stats_line(stats: dict) -> str:
     archived = f" ({stats['archived']:,} archived)" if stats.get("archived") else ""  # archived ones are current
+    # observations (notes another tool keeps on an entity) are counted apart: they are no entities
+    observed = f" with {plural(stats['observations'], 'observation')}" if stats.get("observations") else ""
     return (
-        f"{entity_count(stats['entities'], stats.get('merged', 0))}, {plural(stats['facts'], 'fact')} "
+        f"{entity_count(stats['entities'], stats.get('merged', 0))}{observed}, {plural(stats['facts'], 'fact')} "
         f"({stats['current']:,} current{archived}, {stats['superseded']:,} superseded, "
         f"{stats['retracted']:,} retracted, {stats['forgotten']:,} forgotten), {stats['contested']:,} contested, "
         f"{plural(stats['open_contradictions'], 'open contradiction')}, {plural(stats['dismissals'], 'dismissal')}, "
