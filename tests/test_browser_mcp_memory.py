@@ -202,3 +202,11 @@ def test_the_sites_entity_page_lists_observations_and_gives_them_no_page(browser
         assert opened.console_errors == [] and opened.csp_violations() == []
     finally:
         opened.close()
+    graph = open_report(browser, site / "index.html")   # the site's graph page: the report's panel, the same words
+    try:
+        billing_id = next(e["id"] for e in snapshot["entities"] if e["name"] == BILLING)
+        graph.page.evaluate("(id) => window.memlens.selectEntityById(id)", billing_id)
+        panel = observation_panel(graph.page)
+        assert panel["sources"] == [source] and panel["texts"] == OBSERVED_FIRST
+    finally:
+        graph.close()

@@ -213,6 +213,8 @@ def test_time_travel_and_diff_see_each_import(cli, home, memory_file: Path, tmp_
     diff = cli("diff", str(old), "-d", "mcp")
     assert diff.exit_code == 0, diff.output
     assert "Rewritten in Rust" in diff.output and "stores_data_in" in diff.output
+    # the observation came as the fact that notes it: no entity was added
+    assert "facts added (1)" in diff.output and "entities added" not in diff.output
 
 
 def test_an_unchanged_file_imports_as_nothing_at_all(cli, home, memory_file: Path):
