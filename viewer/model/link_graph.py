@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection, Iterator
 
-from memlens.store.observations import is_observation
+from memlens.store.observations import OBSERVATION_POSITION
 
 from .columns import FACT_FIELDS, Columns
 
@@ -20,7 +20,8 @@ def live_entities(snapshot: Snapshot) -> list[dict[str, Any]]:
 def counted_entities(snapshot: Snapshot) -> list[dict[str, Any]]:
     """The live entities a reader counts, ranks and sees drawn: observations (notes on an entity,
     listed under it) are none of them."""
-    return [e for e in snapshot["entities"] if e.get("merged_into") is None and not is_observation(e)]
+    # is_observation's rule, inline: a call per entity was a third of this at 100,000 entities
+    return [e for e in snapshot["entities"] if e.get("merged_into") is None and e.get(OBSERVATION_POSITION) is None]
 
 
 def drawable_facts(snapshot: Snapshot, node_ids: Collection[str]) -> Iterator[dict[str, Any]]:
