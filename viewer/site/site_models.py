@@ -60,7 +60,7 @@ class SiteModels:
         self._cards: dict[str, Card] = {}
         self._rows: dict[int, LedgerRow] = {}
         self._targets: dict[str, Target] = {}
-        self._by_ref: dict[Any, list[int]] | None = None
+        self._by_entity: dict[Any, list[int]] | None = None
         self.fact_words = fact_words_in(index)
         self.dataset_flag = dataset_flag(snapshot)   # what every printed command carries
         self.evidence_changed = frozenset(evidence_changed(snapshot))
@@ -109,11 +109,10 @@ class SiteModels:
     def target(self, ref: str) -> Target:
         """A ledger or worklist reference: an entity, a fact, a contradiction, or an id that is gone
         (each made once: the rows naming a fact or an entity name it again and again)."""
-        try:
-            return self._targets[ref]
-        except KeyError:
+        found = self._targets.get(ref)
+        if found is None:
             found = self._targets[ref] = self._target(ref)
-            return found
+        return found
 
     def _target(self, ref: str) -> Target:
         index = self.index
@@ -150,7 +149,7 @@ class SiteModels:
             events = (*((c.get("recorded_at"), "contested", c.get("reason") or "") for c in index.contradictions_of.get(fid, ())),
                       *((at, "reasserted", "") for at in index.reassertions_of.get(fid, ())))
         card = self._cards[fid] = Card(
-            self._facts[fid], self.ref(fact.get("subject")), self.ref(fact.get("object")), self.plans.get(fid), opened,
+            self._facts[fid], self.ref(fact.get("subject")), self.ref(fact.get("object")), self.fact_ref(fid).page, opened,
             self.fact_ref(by) if by and status in ("superseded", "retracted") else None,
             tuple(self.fact_ref(f) for f in dict.fromkeys(v.get("superseded_by") for v in history) if f)
             if history else _NONE, events, fid in self.evidence_changed, self.withheld.get(fid))
@@ -158,13 +157,11 @@ class SiteModels:
 
     # -- the ledger ---------------------------------------------------------------------------------
     def ledger_row(self, number: int) -> LedgerRow:
-        try:
-            return self._rows[number]
-        except KeyError:
-            pass
-        refs = self.ledger[number].get("refs")
-        row = self._rows[number] = LedgerRow(self._rows_leaves[number],
-                                             tuple(map(self.target, self._shown_refs(refs))) if refs else _NONE)
+        row = self._rows.get(number)
+        if row is None:
+            refs = self.ledger[number].get("refs")
+            row = self._rows[number] = LedgerRow(self._rows_leaves[number], tuple(map(self.target, self._shown_refs(refs)))
+                                                 if refs else _NONE)
         return row
 
     def _shown_refs(self, refs: Any) -> list[str]:
@@ -184,17 +181,41 @@ class SiteModels:
     def rows_naming(self, entity_id: str) -> list[int]:
         """The ledger rows an entity's page shows, newest first: those naming it, one of its facts,
         or a contradiction of one of them."""
-        if self._by_ref is None:
-            self._by_ref = {}
-            for number, row in enumerate(self.ledger):
-                for ref in row.get("refs") or ():
-                    self._by_ref.setdefault(ref, []).append(number)
-        by_ref, rows = self._by_ref, set(self._by_ref.get(entity_id, ()))
-        for fact in self.index.facts_of(entity_id):
-            rows.update(by_ref.get(fact["id"], ()))
-            for contradiction in self.index.contradictions_of.get(fact["id"], ()):
-                rows.update(by_ref.get(contradiction["id"], ()))
-        return sorted(rows, reverse=True)
+        if self._by_entity is None:
+            self._by_entity = self._rows_by_entity()
+        return self._by_entity.get(entity_id, _NONE)[::-1]
+
+    def _rows_by_entity(self) -> dict[Any, list[int]]:
+        """Entity id -> the rows naming it, one of its facts or a contradiction of one, oldest first:
+        one pass over the ledger (a row's numbers go in ascending, so a repeat is the list's last)."""
+        index = self.index
+        entities, facts, contradictions = index.entities, index.facts, self._contradictions
+        by_entity: dict[Any, list[int]] = {}
+
+        def add(entity_id: Any, number: int) -> None:
+            if entity_id in entities:
+                rows = by_entity.get(entity_id)
+                if rows is None:
+                    by_entity[entity_id] = [number]
+                elif rows[-1] != number:
+                    rows.append(number)
+
+        for number, row in enumerate(self.ledger):
+            for ref in row.get("refs") or ():
+                if ref in entities:
+                    add(ref, number)
+                fact = facts.get(ref)
+                if fact is not None:
+                    add(fact.get("subject"), number)
+                    add(fact.get("object"), number)
+                contradiction = contradictions.get(ref)
+                if contradiction is not None:
+                    for fid in contradiction.record.get("facts", ()):
+                        fact = facts.get(fid)
+                        if fact is not None:
+                            add(fact.get("subject"), number)
+                            add(fact.get("object"), number)
+        return by_entity
 
     # -- the pages ----------------------------------------------------------------------------------
     def entity_pages(self) -> Iterator[EntityPage]:
