@@ -182,6 +182,8 @@ def test_the_sites_entity_page_lists_observations_and_gives_them_no_page(browser
     try:
         names = opened.page.locator("table tbody tr td:first-child").all_inner_texts()
         assert set(names) == ENTITIES
+        billing_row = opened.page.locator("table tbody tr", has_text=BILLING).locator("td").all_inner_texts()
+        assert billing_row[2:4] == ["4", "4"]           # its facts, as its page counts them: no observation among them
     finally:
         opened.close()
     opened = open_report(browser, site / "entities" / billing, wait_for_graph=False)

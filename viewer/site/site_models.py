@@ -237,13 +237,15 @@ class SiteModels:
     def entity_list_pages(self) -> Iterator[EntityListPage]:
         """entities/index.html onwards: every entity (live ones by name, then merged ones; observations
         are listed on their entities' pages), a page of ENTITY_INDEX_PAGE rows each."""
-        facts_of = self.index.facts_of
+        facts_of, observations = self.index.facts_of, self.index.observation_places
         by_name = sorted((e for e in self.snapshot["entities"] if e["id"] in self.pages),
                          key=lambda e: (str(e.get("name") or "").casefold(), e["id"]))
         live = [e for e in by_name if e.get("merged_into") is None]
         rows = []
         for entity in live + [e for e in by_name if e.get("merged_into") is not None]:
             facts = facts_of(entity["id"])
+            if observations:   # its facts as its page counts them: those noting its observations apart
+                facts = [f for f in facts if f.get("object") not in observations]
             rows.append(EntityRow(str(entity.get("name") or ""), str(entity.get("type")),
                                   self.type_class[entity["type"]], self.pages[entity["id"]], len(facts),
                                   sum(1 for f in facts if f.get("status") == "current"),
