@@ -545,7 +545,8 @@ def test_observations_of_an_import_from_before_places_are_placed_by_the_next(cli
         conn.execute("""UPDATE entities SET observation_position = NULL,
                         name = printf('%03d. ', observation_position) || name WHERE observation_position IS NOT NULL""")
     old = dataset_snapshot(home)
-    assert "001. Invoices merchants monthly" in by_name(old) and old["stats"]["observations"] == 0
+    assert "001. Invoices merchants monthly" in by_name(old)
+    assert old["stats"]["entities"] == 13 and "observations" not in old["stats"]   # then, all were entities
     again = cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp", "--json")
     assert again.exit_code == 0 and json.loads(again.output)["placed"] == 8
     snapshot = dataset_snapshot(home)

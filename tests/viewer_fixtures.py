@@ -256,8 +256,7 @@ class SnapshotBuilder:
             "briefs": list(self.briefs),
             "withheld_from_briefs": withheld_facts(facts, names),
             "stats": {
-                "entities": sum(1 for e in entities if e["merged_into"] is None and "observation_position" not in e),
-                "observations": sum(1 for e in entities if e["merged_into"] is None and "observation_position" in e),
+                "entities": sum(1 for e in entities if e["merged_into"] is None),
                 "facts": len(facts),
                 "current": statuses.count("current"),
                 "superseded": statuses.count("superseded"),

@@ -47,7 +47,7 @@ def stats(conn: sqlite3.Connection) -> dict:
     entities = count(f"SELECT count(*) FROM entities WHERE merged_into IS NULL AND {not_an_observation(conn)}")
     return {
         "entities": entities,
-        "observations": live - entities,
+        **_observations_counted(live - entities),
         "facts": sum(by_status.values()),
         "current": by_status.get("current", 0),
         "superseded": by_status.get("superseded", 0),
@@ -61,6 +61,12 @@ def stats(conn: sqlite3.Connection) -> dict:
     }
 
 
+def _observations_counted(count: int) -> dict:
+    """`observations` only where there are some: the stats of every other memory, and so the content
+    hash of every other tool's snapshot (which covers them), are as they were before observations."""
+    return {"observations": count} if count else {}
+
+
 def stats_of(snapshot: dict) -> dict:
     """The counts `stats` reads from the store, counted in a snapshot (which holds the same rows)."""
     by_status = dict.fromkeys(STATUSES, 0)
@@ -70,7 +76,7 @@ def stats_of(snapshot: dict) -> dict:
     observations = sum(1 for e in live if is_observation(e))
     return {
         "entities": len(live) - observations,
-        "observations": observations,
+        **_observations_counted(observations),
         "facts": len(snapshot["facts"]),
         **by_status,
         "contested": len({fid for c in open_contradictions for fid in c["facts"]}),
