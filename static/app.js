@@ -89,7 +89,9 @@ async function startReport() {
 
   let highlighted = null; // the fact a link pointed at: flashed again when the texts redraw the panel
 
+  // An observation is shown where it is listed: in its entity's panel.
   function selectEntity(entity, options) {
+    if (entity && entity.observationFact) return selectFact(entity.observationFact);
     graph.batch(() => selectEntityNow(entity, options));
   }
 

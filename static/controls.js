@@ -129,7 +129,8 @@ function createControls(memory, view, nodes, onChange) {
     countedAt = view.asOfRecord;
     const byType = new Map();
     for (const entity of memory.entities) {
-      if (entityExistsAt(entity, view.asOfRecord)) byType.set(entity.typeName, (byType.get(entity.typeName) || 0) + 1);
+      if (entity.observation !== null || !entityExistsAt(entity, view.asOfRecord)) continue; // an observation is no entity
+      byType.set(entity.typeName, (byType.get(entity.typeName) || 0) + 1);
     }
     for (const [type, node] of counts) if (node) node.textContent = (byType.get(type) || 0).toLocaleString("en");
   }

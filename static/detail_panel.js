@@ -8,6 +8,7 @@ const STATUS_ORDER = { current: 0, superseded: 1, retracted: 2, forgotten: 3 };
 const GROUP_CARDS = 10;
 const GROUP_PAGE = 100;
 const TOMBSTONES = "forgotten";
+const OBSERVATIONS = "observations"; // an entity's observations: a list of their own, in their source's order
 const OVERVIEW_ROWS = 8;
 const HUB_CANDIDATES = 40;
 
@@ -135,15 +136,20 @@ function createDetailPanel(memory, view, panel, actions) {
     const byKey = new Map();
     for (const fact of entity.facts) {
       const outgoing = fact.subjectEntity === entity;
-      const key = fact.relationName === null ? TOMBSTONES : (outgoing ? "out:" : "in:") + fact.relationName;
+      const key = fact.relationName === null ? TOMBSTONES : outgoing && notesObservation(fact) ? OBSERVATIONS
+        : (outgoing ? "out:" : "in:") + fact.relationName;
       let group = byKey.get(key);
       if (!group) byKey.set(key, group = { key, outgoing, relation: fact.relationName, facts: [] });
       group.facts.push(fact);
     }
-    const rank = (g) => (g.key === TOMBSTONES ? 2 : g.outgoing ? 0 : 1);
+    const rank = (g) => (g.key === OBSERVATIONS ? -1 : g.key === TOMBSTONES ? 2 : g.outgoing ? 0 : 1);
     const groups = [...byKey.values()].sort((a, b) => rank(a) - rank(b) ||
       (a.relation < b.relation ? -1 : a.relation > b.relation ? 1 : 0));
     for (const group of groups) {
+      if (group.key === OBSERVATIONS) { // the source's order: those it no longer holds where they were
+        group.facts.sort((a, b) => a.objectEntity.observation - b.objectEntity.observation || a.index - b.index);
+        continue;
+      }
       group.facts.sort((a, b) => (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9) || a.index - b.index);
     }
     grouped = { entity, groups };
@@ -160,6 +166,10 @@ function createDetailPanel(memory, view, panel, actions) {
   let lastShown = new Map();
 
   function groupHeading(entity, group, count) {
+    if (group.key === OBSERVATIONS) {
+      return el("h3", { className: "detail-section observations-head", "aria-label": plural(count, "observation") },
+        "Observations ", el("span", { className: "muted" }, count.toLocaleString("en")));
+    }
     const title = group.key === TOMBSTONES ? "forgotten"
       : group.outgoing ? group.relation + " \u2192" : "\u2190 " + group.relation;
     const label = group.key === TOMBSTONES ? plural(count, "forgotten fact")
@@ -188,12 +198,14 @@ function createDetailPanel(memory, view, panel, actions) {
   }
 
   function groupBody(entity, group, shown) {
-    const item = (fact) => (group.key === TOMBSTONES ? tombstone(fact)
+    const observed = group.key === OBSERVATIONS ? observationList(shown) : null;
+    const item = (fact) => (group.key === TOMBSTONES ? tombstone(fact) : observed ? observed.item(fact)
       : (asCards ? factCard : factLine)(entity, fact, factAppearance(fact, view)));
+    const list = (items) => (observed ? [observed.sources, el("ol", { className: "observation-list" }, items)] : items);
     const page = pages.get(group.key);
     if (page === undefined) {
       const more = shown.length - GROUP_CARDS;
-      return [shown.slice(0, GROUP_CARDS).map(item),
+      return [list(shown.slice(0, GROUP_CARDS).map(item)),
         more > 0 ? el("button", { type: "button", className: "link-button group-show-all", "data-group": group.key },
                       "Show all " + shown.length.toLocaleString("en")) : null];
     }
@@ -207,7 +219,53 @@ function createDetailPanel(memory, view, panel, actions) {
          end.toLocaleString("en") + " of " + shown.length.toLocaleString("en") + " "),
       el("button", { type: "button", className: "link-button group-page", "data-group": group.key, "data-page": String(at + 1),
                      disabled: at >= last }, "Next \u2192"));
-    return [pager(), shown.slice(first, end).map(item), end - first > 10 ? pager() : null];
+    return [pager(), list(shown.slice(first, end).map(item)), end - first > 10 ? pager() : null];
+  }
+
+  // What an observation's card would repeat on every one (its evidence: its source's digest; its
+  // validity; who wrote it; when) said once per source above the list, and each observation as
+  // its text, numbered in its source's order among those it holds under the view. One the source
+  // no longer holds (shown with "Show superseded") keeps its place, marked, without a number.
+  function observationList(shown) {
+    const sources = new Map(); // what a card would repeat -> [number, its words]
+    const numbers = new Map(); // fact -> [its number in the list, its source's number]
+    let held = 0;
+    for (const fact of shown) {
+      const look = factAppearance(fact, view);
+      const words = observationSource(fact, look.state);
+      if (!sources.has(words)) sources.set(words, sources.size + 1);
+      numbers.set(fact, [look.retired ? null : ++held, sources.get(words)]);
+    }
+    const several = sources.size > 1;
+    return {
+      sources: el("div", { className: "observation-sources" }, [...sources].map(([words, number]) =>
+        el("p", { className: "observation-source fact-meta" },
+           several ? el("span", { className: "source-number" }, "source " + number) : null, words))),
+      item(fact) {
+        const look = factAppearance(fact, view);
+        const [number, source] = numbers.get(fact);
+        const open = opened.has(fact.id);
+        const line = el("div", { className: "fact-row observation-row" + (look.retired ? " is-retired" : "") },
+          el("span", { className: "observation-number", "aria-hidden": number === null ? "true" : null },
+             number === null ? "" : number + "."),
+          el("button", { type: "button", className: "fact-toggle observation-toggle", "aria-expanded": String(open),
+                         "data-fact": fact.id, title: (open ? "Hide" : "Show") + " the whole fact" },
+             el("span", { className: "fact-chevron", "aria-hidden": "true" }, open ? "\u25be" : "\u25b8"),
+             el("span", { className: "observation-text" }, fact.objectEntity.name)),
+          look.retired || look.contested ? statusMark(look) : null,
+          several ? el("span", { className: "source-number", title: "source " + source }, String(source)) : null);
+        return el("li", { className: "observation-item" + (open ? " is-open" : ""), "data-fact-id": fact.id },
+          line, open ? factCard(fact.subjectEntity, fact, look) : null);
+      },
+    };
+  }
+
+  // A source in words: its evidence, its validity and who wrote it, and when (what set its
+  // observations apart from the rest's: each import of a file cites the file's digest then).
+  function observationSource(fact, state) {
+    const evidence = fact.evidence === null ? null : fact.evidence.length ? fact.evidence.join(", ") : "no evidence recorded";
+    return [evidence, validityText(state), "by " + (fact.actor || "unknown"),
+            "recorded " + shortTime(memory.times[fact.recordedAt])].filter((part) => part !== null).join(" \u00b7 ");
   }
 
   panel.addEventListener("click", (event) => {
@@ -270,7 +328,9 @@ function createDetailPanel(memory, view, panel, actions) {
     for (const entity of memory.overview.slice(0, HUB_CANDIDATES)) {
       if (!entityExistsAt(entity, view.asOfRecord)) continue;
       let links = 0;
-      for (const fact of entity.facts) if (fact.subjectEntity && fact.objectEntity && hiddenWhy(fact, view) === null) links++;
+      for (const fact of entity.facts) {
+        if (fact.subjectEntity && fact.objectEntity && !notesObservation(fact) && hiddenWhy(fact, view) === null) links++;
+      }
       if (links) counted.push([entity, links]);
     }
     return counted.sort((a, b) => b[1] - a[1] || (a[0].name < b[0].name ? -1 : a[0].name > b[0].name ? 1 : 0)).slice(0, OVERVIEW_ROWS);
@@ -346,6 +406,7 @@ function createDetailPanel(memory, view, panel, actions) {
     }
     const hidden = { superseded: 0, unrecorded: 0, invalid: 0, archived: 0 };
     const sections = [];
+    let observations = null; // listed above the facts, apart from them
     let total = 0;
     lastShown = new Map();
     for (const group of groupsOf(entity)) {
@@ -359,9 +420,13 @@ function createDetailPanel(memory, view, panel, actions) {
       }
       if (!shown.length) continue;
       lastShown.set(group.key, shown);
-      if (group.key !== TOMBSTONES) total += shown.length;
-      sections.push(el("section", { className: "fact-group", "data-group": group.key },
-        groupHeading(entity, group, shown.length), groupBody(entity, group, shown)));
+      const section = el("section", { className: group.key === OBSERVATIONS ? "observations" : "fact-group", "data-group": group.key },
+        groupHeading(entity, group, shown.length), groupBody(entity, group, shown));
+      if (group.key === OBSERVATIONS) observations = section;
+      else {
+        if (group.key !== TOMBSTONES) total += shown.length;
+        sections.push(section);
+      }
     }
     const notes = [];
     if (hidden.superseded) {
@@ -371,12 +436,12 @@ function createDetailPanel(memory, view, panel, actions) {
     if (hidden.unrecorded) notes.push(el("p", { className: "hidden-note" }, plural(hidden.unrecorded, "fact") + " not yet recorded at the as-of time."));
     if (hidden.archived) notes.push(el("p", { className: "hidden-note" }, plural(hidden.archived, "archived fact") + " hidden."));
     if (hidden.invalid) notes.push(el("p", { className: "hidden-note" }, plural(hidden.invalid, "fact") + " not valid at the chosen valid time."));
-    appendAll(panel, [header(entity), actionsRow(entity),
+    appendAll(panel, [header(entity), actionsRow(entity), observations,
       el("div", { className: "detail-section facts-head" },
          el("h3", null, "Facts ", el("span", { className: "muted" }, total.toLocaleString("en"))),
          total ? el("button", { type: "button", className: "link-button", id: "detail-cards", "aria-pressed": String(asCards) },
                     "Show as cards") : null),
-      total ? null : el("p", { className: "muted" }, "No facts to show under the current view."),
+      total ? null : el("p", { className: "muted" }, "No " + (observations ? "other " : "") + "facts to show under the current view."),
       sections, notes]);
   }
 

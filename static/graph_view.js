@@ -82,7 +82,7 @@ function createGraphView(memory, view, container, events, tip) {
   // New items go in fully styled, so vis lays each one out once instead of add-then-update.
   // With `pending`, the new items are handed back for one DataSet call together with restyle's.
   function addEntities(list, pending) {
-    const fresh = list.filter((e) => !drawnEntities.has(e.index));
+    const fresh = list.filter((e) => !drawnEntities.has(e.index) && e.observation === null); // listed, never drawn
     if (!fresh.length) return 0;
     for (const entity of fresh) drawnEntities.add(entity.index);
     const newFacts = [], newRetired = [];
@@ -597,7 +597,7 @@ function createGraphView(memory, view, container, events, tip) {
 
   // shown + unrecorded + filtered + notDrawn = the memory's entities (merged ones aside): what the
   // status line says adds up to the header's count
-  const liveEntities = memory.entities.filter((e) => e.mergedInto === -1).length;
+  const liveEntities = memory.entities.filter((e) => e.mergedInto === -1 && e.observation === null).length;
   function counts() {
     let shown = 0, unrecorded = 0, filtered = 0, drawnLive = 0;
     for (const index of drawnEntities) {

@@ -43,13 +43,14 @@ function recordTimeCounts(memory) {
     }
     if (fact.contradictionList.length) disputed.push(fact);
   }
-  const entities = intervalCounter();
-  for (const entity of memory.entities) entities.add(entity.createdAt, entity.mergedAt);
+  const entities = intervalCounter(), observations = intervalCounter();
+  for (const entity of memory.entities) (entity.observation === null ? entities : observations).add(entity.createdAt, entity.mergedAt);
   const statuses = Object.keys(byStatus).map((status) => [status, byStatus[status].finish()]);
-  const entitiesAt = entities.finish();
+  const entitiesAt = entities.finish(), observationsAt = observations.finish();
   let ledgerAt = null;
   return (at) => {
-    const n = { entities: entitiesAt(at), facts: 0, current: 0, superseded: 0, retracted: 0, forgotten: 0, contested: 0, ledger: 0 };
+    const n = { entities: entitiesAt(at), observations: observationsAt(at), facts: 0, current: 0, superseded: 0,
+                retracted: 0, forgotten: 0, contested: 0, ledger: 0 };
     for (const [status, countAt] of statuses) {
       const count = countAt(at);
       n.facts += count;
@@ -77,8 +78,8 @@ function createHeaderCounts(memory, view, box, when) {
   function count() {
     const at = view.asOfRecord, validAt = view.asOfValid;
     if (at !== null && validAt === null) return (countsAt || (countsAt = recordTimeCounts(memory)))(at);
-    const n = { entities: 0, facts: 0, current: 0, superseded: 0, retracted: 0, forgotten: 0, contested: 0, ledger: 0 };
-    for (const entity of memory.entities) if (entityExistsAt(entity, at)) n.entities++;
+    const n = { entities: 0, observations: 0, facts: 0, current: 0, superseded: 0, retracted: 0, forgotten: 0, contested: 0, ledger: 0 };
+    for (const entity of memory.entities) if (entityExistsAt(entity, at)) n[entity.observation === null ? "entities" : "observations"]++;
     for (const fact of memory.facts) {
       const state = factStateAt(fact, at);
       if (!state) continue;

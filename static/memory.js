@@ -97,6 +97,9 @@ function decodeEntities(raw) {
       createdAt: row[c.createdAt], updatedAt: row[c.updatedAt], mergedInto: row[c.mergedInto],
       mergedAt: row[c.mergedAt], x: row[c.x], y: row[c.y], degree: row[c.degree],
       page: c.page === undefined ? undefined : row[c.page],
+      // an observation's place in its entity's list (null: an entity); a page from before observations has none
+      observation: c.observation === undefined ? null : row[c.observation],
+      observationFact: null, // an observation's: the fact that notes it on its entity (loadMemory)
       typeName: type.name, color: type.color, facts: [], searchName: foldName(name),
     };
   });
@@ -197,6 +200,7 @@ async function loadMemory() {
     if (fact.contradictions.length) fact.contradictionList = fact.contradictions.map((i) => contradictions[i]);
     if (fact.subjectEntity) fact.subjectEntity.facts.push(fact);
     if (fact.objectEntity && fact.objectEntity !== fact.subjectEntity) fact.objectEntity.facts.push(fact);
+    if (notesObservation(fact)) fact.objectEntity.observationFact = fact;
   }
   let ledger = null;
   let ledgerRead = null;
@@ -239,6 +243,13 @@ async function loadMemory() {
   };
 }
 
+// Whether a fact notes an observation on its entity: listed with the entity's observations, never
+// drawn as a link (store/observations.py says what an observation is).
+function notesObservation(fact) {
+  return Boolean(fact.objectEntity && fact.objectEntity.observation !== null && fact.subjectEntity
+                 && fact.subjectEntity.observation === null);
+}
+
 function entityName(entity) {
   return entity ? entity.name : "(forgotten entity)";
 }
@@ -249,11 +260,12 @@ function factLabel(fact) {
   return entityName(fact.subjectEntity) + " " + fact.relationName + " " + entityName(fact.objectEntity);
 }
 
+// The entities linked to `entity` (its observations are none: they are listed, never drawn).
 function neighboursOf(entity) {
   const seen = new Set();
   for (const fact of entity.facts) {
     for (const end of [fact.subjectEntity, fact.objectEntity]) {
-      if (end && end !== entity) seen.add(end);
+      if (end && end !== entity && end.observation === null) seen.add(end);
     }
   }
   return [...seen];

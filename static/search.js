@@ -52,7 +52,8 @@ function createSearch(memory, view, input, list, onPick) {
     return indexed;
   }
 
-  const entityShown = (entity) => view.asOfRecord === null || entity.createdAt <= view.asOfRecord;
+  // an observation is found by the fact that notes it on its entity, not as an entity of its own
+  const entityShown = (entity) => entity.observation === null && (view.asOfRecord === null || entity.createdAt <= view.asOfRecord);
   const factShown = (fact) => hiddenWhy(fact, view) === null;
 
   // Entities by name alone: what the search found before it read words.

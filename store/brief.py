@@ -33,6 +33,7 @@ from .brief_record import BriefRecord, last, record
 from .brief_screen import Screen, withheld_reason
 from .errors import InvalidInput
 from .ids import normalize_name, short
+from .observations import not_an_observation
 
 DEFAULT_MAX_CHARS = 4_000
 MAX_CHARS = 9_000        # under Claude Code's 10,000 characters for what a hook adds to the context
@@ -243,14 +244,18 @@ def _more_line(more: int, withheld: int) -> str:
 
 def _overview(composer: _Composer, dataset: str, focus: list[str], connected: list[tuple[str, int]]) -> None:
     conn = composer.conn
-    kinds = conn.execute("SELECT type, count(*) FROM entities WHERE merged_into IS NULL GROUP BY type "
-                         "ORDER BY count(*) DESC, type").fetchall()
+    # observations (notes another tool keeps on an entity, store/observations.py) are no entities
+    kinds = conn.execute(f"SELECT type, count(*) FROM entities WHERE merged_into IS NULL AND {not_an_observation(conn)} "
+                         "GROUP BY type ORDER BY count(*) DESC, type").fetchall()
     entities = sum(count for _, count in kinds)
+    observations = conn.execute("SELECT count(*) FROM entities WHERE merged_into IS NULL").fetchone()[0] - entities
     current = conn.execute("SELECT count(*) FROM facts").fetchone()[0] - sum(composer.judged.values()) // 2
     open_contradictions = conn.execute("SELECT count(*) FROM contradictions WHERE resolved_at IS NULL").fetchone()[0]
     written = (ledger.last_at(conn) or "")[:10]
     composer.out.add(
-        f"Memory of {_name(dataset)}: {entities:,} entities, {current:,} current facts, "
+        f"Memory of {_name(dataset)}: {entities:,} entities"
+        + (f" with {observations:,} {'observation' if observations == 1 else 'observations'}" if observations else "")
+        + f", {current:,} current facts, "
         f"{open_contradictions:,} open {'contradiction' if open_contradictions == 1 else 'contradictions'}"
         + (f"; last written {written}." if written else "."))
     heading = ["What this project is:"]
@@ -433,8 +438,8 @@ def _entity_facts(composer: _Composer, ranked: list[str]) -> None:
     unread = 0
     heading = ["Current facts, most relevant first:"]
     for entity_id in ranked[:ENTITIES * composer.max_chars // DEFAULT_MAX_CHARS]:
-        row = conn.execute("SELECT name, type FROM entities WHERE id = ? AND merged_into IS NULL",
-                           (entity_id,)).fetchone()
+        row = conn.execute(f"SELECT name, type FROM entities WHERE id = ? AND merged_into IS NULL "
+                           f"AND {not_an_observation(conn)}", (entity_id,)).fetchone()
         if row is None:
             continue
         read, total = _facts_of(composer, entity_id)

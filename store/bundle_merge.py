@@ -44,6 +44,7 @@ from .errors import Ambiguous, Forgotten
 from .ids import derived_id, normalize_name
 from .memory import Memory
 from .resolve import Names, Resolution
+from .observations import OBSERVATION_POSITION, is_observation
 from .snapshot import build_within
 from .snapshot.diff import diff
 from .snapshot.load import automatic, holds_memories, load, writing_whole
@@ -204,12 +205,12 @@ class _Merge:
             if mine is None:
                 kind = self.types[entity["type"].lower()]
                 added.append((next_n, eid, entity["name"], normalize_name(entity["name"]), kind,
-                              entity["description"] or "", self.tx.at, self.tx.at))
+                              entity["description"] or "", self.tx.at, self.tx.at, entity.get(OBSERVATION_POSITION)))
                 indexed.append((next_n, entity["name"], search.entity_about(kind, entity["description"] or "")))
                 self._log("import", "entity", [eid], source=SOURCE, bundle=self.bundle, type=kind)
                 self.new_entities.add(eid)
                 next_n += 1
-                if not entity["merged_into"]:
+                if not entity["merged_into"] and not is_observation(entity):   # an observation's text is no name
                     self._near_miss(names, entity)
                 continue
             if mine["type"].lower() != entity["type"].lower():
@@ -225,8 +226,9 @@ class _Merge:
                         indexed.append((mine["n"], mine["name"], search.entity_about(mine["type"], entity["description"])))
                     self._log("describe", "entity", [eid], bundle=self.bundle)
                     self.count["entities_described"] += 1
-        self.conn.executemany("""INSERT INTO entities (n, id, name, name_key, type, description, created_at, updated_at)
-                                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)""", added)
+        self.conn.executemany("""INSERT INTO entities (n, id, name, name_key, type, description, created_at, updated_at,
+                                                       observation_position)
+                                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""", added)
         self.conn.executemany("INSERT INTO entity_search (rowid, name, about) VALUES (?, ?, ?)", indexed)
         self.count["entities_added"] += len(added)
 

@@ -178,7 +178,8 @@ class _Batch:
             entity = _Entity(row["id"], row["n"], row["name"], row["name_key"], row["type"], row["description"],
                              row["merged_into"])
             self.entities[row["id"]] = entity
-            self.by_key[entity.name_key].append(entity)
+            if row["observation_position"] is None:   # an observation's name is its note's text: found by id only
+                self.by_key[entity.name_key].append(entity)
 
     def _read_merge_targets(self) -> None:
         while True:

@@ -15,6 +15,7 @@ from . import contradictions, db, evidence, reads, resolve
 from .db import Tx
 from .errors import Ambiguous, InvalidInput, NotFound
 from .ids import SHORT, short
+from .observations import is_observation, not_an_observation
 from .ontology import relation_name, sounds_single_valued
 
 
@@ -58,7 +59,7 @@ def _store_worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False
     # several scans, one state: a write committed between two of them would give a worklist of
     # neither the state before it nor the one after
     with db.read(conn):
-        entities = conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall()
+        entities = _named_entities(conn)
         open_contradictions = conn.execute(
             "SELECT id, fact_a, fact_b, reason, confidence, recorded_at FROM contradictions WHERE resolved_at IS NULL"
         ).fetchall()
@@ -70,12 +71,19 @@ def _store_worklist(conn: sqlite3.Connection, *, include_dismissed: bool = False
     return _worklist(*_split(current), entities, open_contradictions, dismissed, single, relations)
 
 
+def _named_entities(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """The live entities whose names may be duplicates or near misses: an observation's name is
+    its text (two entities may well note the same thing), never an entity's name."""
+    return conn.execute(
+        f"SELECT id, name, type FROM entities WHERE merged_into IS NULL AND {not_an_observation(conn)}").fetchall()
+
+
 def worklist_of_snapshot(snapshot: Mapping[str, Any]) -> list[Candidate]:
     """The same worklist, from a snapshot's entities, facts, contradictions and dismissals."""
     name = {e["id"]: e["name"] for e in snapshot["entities"]}.__getitem__
     current = [(f["id"], f["subject"], f["relation"], name(f["subject"]), name(f["object"]), f["recorded_at"],
                 bool(f["evidence"])) for f in snapshot["facts"] if f["status"] == "current"]
-    entities = [e for e in snapshot["entities"] if not e["merged_into"]]
+    entities = [e for e in snapshot["entities"] if not e["merged_into"] and not is_observation(e)]
     open_contradictions = [
         {"id": c["id"], "fact_a": c["facts"][0], "fact_b": c["facts"][1], "reason": c["reason"],
          "confidence": c["confidence"], "recorded_at": c["recorded_at"]}
@@ -471,11 +479,11 @@ def _hotspots_keyed(conn: sqlite3.Connection, rest: str) -> list[Candidate]:
 
 def _duplicates_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:
     # A group is found by its names' key, which only the names themselves give: read them all.
-    return _duplicates(conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall())
+    return _duplicates(_named_entities(conn))
 
 
 def _similar_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:
-    return _similar(conn.execute("SELECT id, name, type FROM entities WHERE merged_into IS NULL").fetchall())
+    return _similar(_named_entities(conn))
 
 
 def _relations_keyed(conn: sqlite3.Connection, _rest: str) -> list[Candidate]:

@@ -9,6 +9,9 @@ In order, and the first that answers wins:
    surname: `priya` -> `Priya Natarajan`), then a name within a few edits of it (one edit per five
    letters; digits must agree, so `node-1` is not a misspelt `node-2`).
 
+An observation (store/observations.py) is found by its id only: its name is a note's text, which
+a name someone gives must never land on.
+
 `resolve(conn, name)` answers one name; `Names` holds a store's names read once, for a batch of
 writes (store/ingest.py) or a worklist (store/maintenance.py).
 """
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 
 from .errors import Ambiguous
 from .ids import normalize_name
+from .observations import not_an_observation
 
 _SEPARATORS = re.compile(r"[\W_]+")
 _DIGITS = re.compile(r"\d+")
@@ -103,7 +107,8 @@ class Resolution:
 def resolve(conn: sqlite3.Connection, name: str) -> Resolution:
     """The entity `name` refers to, by the rules above; Ambiguous if two entities answer equally."""
     text = name.strip()
-    same_key = conn.execute("SELECT * FROM entities WHERE name_key = ? ORDER BY id", (normalize_name(text),)).fetchall()
+    same_key = conn.execute(f"SELECT * FROM entities WHERE name_key = ? AND {not_an_observation(conn)} ORDER BY id",
+                            (normalize_name(text),)).fetchall()
     found = choose(text, same_key, lambda id_: _row(conn, id_))
     if found is not None:
         return found
@@ -186,7 +191,7 @@ class Names:
     @classmethod
     def read(cls, conn: sqlite3.Connection) -> Names:
         names = cls()
-        rows = conn.execute("SELECT * FROM entities").fetchall()
+        rows = conn.execute(f"SELECT * FROM entities WHERE {not_an_observation(conn)}").fetchall()
         names.rows = {row["id"]: row for row in rows}
         merged = {row["id"]: row["merged_into"] for row in rows}
         for row in rows:

@@ -233,9 +233,19 @@ ALTER TABLE facts ADD COLUMN origin TEXT;
 """
 
 
+# An observation (docs/snapshot-format.md): a note another tool keeps on one entity (the MCP memory
+# server's observations), stored as an entity of its own, the object of that entity's `observation`
+# fact, so that each has its own history. Its place in the entity's list, from 1, marks it one: NULL
+# for every other entity.
+_V10 = """
+ALTER TABLE entities ADD COLUMN observation_position INTEGER;
+"""
+
+
 # Each migration takes the schema from version i to i + 1: a DDL script, or a function for what
 # SQL alone cannot compute.
-MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5, _V6, _V7, _V8, _V9)
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (_V1, _V2, _v3, _V4, _V5, _V6, _V7, _V8, _V9,
+                                                                  _V10)
 SCHEMA_VERSION = len(MIGRATIONS)
 # Reads never migrate a file: they read a store as old as this. A migration that adds something the
 # reads query (not just an index) raises it to its own version; an older store is then read through a
@@ -245,8 +255,15 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # 6's mark is read where it exists; a version 5 file's table is taken as whole. Version 7's search
 # index is read in either form: an older one has no stems and no name column, store/recall.py. Version
 # 8's record of briefs is read where it exists: an older store has given none. Version 9's origin
-# columns are read where they exist: an older store has merged no bundle.)
+# columns are read where they exist: an older store has merged no bundle. Version 10's
+# observation_position is read where it exists: in an older store, observations an import made
+# (named "001. text") are plain entities until the next import of their file places them.)
 OLDEST_READABLE = 3
+
+
+def has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether the store's `table` has `column`: a read of an older store reads what it has."""
+    return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
 
 
 def migrate(conn: sqlite3.Connection, *, up_to: int = SCHEMA_VERSION) -> None:

@@ -53,10 +53,17 @@ def triples(snapshot: dict, status: str = "current") -> set[tuple[str, str, str]
 
 
 def observations(snapshot: dict, entity: str, status: str = "current") -> list[str]:
-    """The entity's observations in the order its card lists them (snapshot order)."""
-    names = {e["id"]: e["name"] for e in snapshot["entities"]}
-    return [names[f["object"]] for f in snapshot["facts"]
-            if f["status"] == status and f["relation"] == "observation" and names[f["subject"]] == entity]
+    """The entity's observations in the order they are listed under it: by their places."""
+    by_id = {e["id"]: e for e in snapshot["entities"]}
+    noted = [by_id[f["object"]] for f in snapshot["facts"]
+             if f["status"] == status and f["relation"] == "observation" and by_id[f["subject"]]["name"] == entity]
+    return [e["name"] for e in sorted(noted, key=lambda e: e["observation_position"])]
+
+
+def file_order(state: Path, entity: str) -> list[str]:
+    """An entity's observations as the server's file lists them."""
+    lines = [json.loads(line) for line in state.read_text().splitlines() if line.strip()]
+    return next(line["observations"] for line in lines if line["type"] == "entity" and line["name"] == entity)
 
 
 def dataset_snapshot(home: Path, name: str = "mcp") -> dict:
@@ -72,8 +79,8 @@ def test_the_servers_file_reads_as_typed_entities_ordered_observations_and_relat
     assert {name: entities[name]["type"] for name in ("billing-service", "Priya Natarajan", "payments-db", HOSTILE)} == {
         "billing-service": "Service", "Priya Natarajan": "Person", "payments-db": "Database",
         HOSTILE: '<img src=x onerror="alert(2)">'}
-    assert observations(snapshot, "billing-service") == [
-        "001. Invoices merchants monthly", "002. Written in Go", "003. Retries failed charges 3 times"]
+    assert observations(snapshot, "billing-service") == file_order(STATES[0], "billing-service") == [
+        "Invoices merchants monthly", "Written in Go", "Retries failed charges 3 times"]
     assert {(s, r, o) for s, r, o in triples(snapshot) if r != "observation"} == {
         ("billing-service", "owned_by", "Priya Natarajan"), ("billing-service", "stores_data_in", "payments-db"),
         ("billing-service", "depends_on", "Stripe"), (HOSTILE, "links_script_to", "billing-service")}
@@ -93,7 +100,7 @@ def test_hostile_text_arrives_verbatim():
     snapshot = read_snapshot("mcp-memory", STATES[0])
     names = set(by_name(snapshot))
     assert HOSTILE in names
-    assert {"001. {{ 7*7 }}", "002. javascript:alert(3)", "003. \x1b[31mred\x1b[0m <b>bold</b>"} <= names
+    assert {"{{ 7*7 }}", "javascript:alert(3)", "\x1b[31mred\x1b[0m <b>bold</b>"} <= names
 
 
 def test_entity_types_map_to_the_ontology_where_one_fits_and_are_kept_otherwise():
@@ -160,11 +167,11 @@ def test_importing_again_retracts_what_vanished_and_asserts_what_is_new(cli, hom
 
     after = dataset_snapshot(home)
     assert triples(after, "retracted") == {
-        ("billing-service", "observation", "002. Written in Go"), ("billing-service", "stores_data_in", "payments-db"),
+        ("billing-service", "observation", "Written in Go"), ("billing-service", "stores_data_in", "payments-db"),
         ("billing-service", "owned_by", "Priya Natarajan"),
-        ("Priya Natarajan", "observation", "001. Leads the payments team")}
+        ("Priya Natarajan", "observation", "Leads the payments team")}
     assert triples(after) == triples(before) - triples(after, "retracted") | {
-        ("billing-service", "observation", "004. Rewritten in Rust")}
+        ("billing-service", "observation", "Rewritten in Rust")}
     retracted = [f for f in after["facts"] if f["status"] == "retracted"]
     assert {f["history"][-1]["reason"] for f in retracted} == {f"gone from memory.jsonl ({digest[:23]})"}
     [new] = [f for f in after["facts"] if f["history"][0]["from"] > before["generated_at"]]
@@ -186,10 +193,9 @@ def test_an_entity_deleted_and_made_again_is_one_entity_with_a_gap(cli, home, me
     assert [(v["status"], v["from"]) for v in lead["history"]] == [
         ("current", times[0]), ("retracted", times[1]), ("current", times[2])]
     assert lead["history"][-1]["reason"].startswith("back in memory.jsonl (sha256:")
-    # "Written in Go", deleted then added again, is back in its place on the card
-    assert observations(snapshot, "billing-service") == [
-        "001. Invoices merchants monthly", "002. Written in Go", "003. Retries failed charges 3 times",
-        "004. Rewritten in Rust"]
+    # "Written in Go", deleted then added again, is listed where the file has it now: last
+    assert observations(snapshot, "billing-service") == file_order(STATES[2], "billing-service") == [
+        "Invoices merchants monthly", "Retries failed charges 3 times", "Rewritten in Rust", "Written in Go"]
 
 
 def test_time_travel_and_diff_see_each_import(cli, home, memory_file: Path, tmp_path: Path):
@@ -207,6 +213,8 @@ def test_time_travel_and_diff_see_each_import(cli, home, memory_file: Path, tmp_
     diff = cli("diff", str(old), "-d", "mcp")
     assert diff.exit_code == 0, diff.output
     assert "Rewritten in Rust" in diff.output and "stores_data_in" in diff.output
+    # the observation came as the fact that notes it: no entity was added
+    assert "facts added (1)" in diff.output and "entities added" not in diff.output
 
 
 def test_an_unchanged_file_imports_as_nothing_at_all(cli, home, memory_file: Path):
@@ -272,7 +280,7 @@ def test_malformed_lines_are_one_error_by_line_number_and_nothing_is_written(cli
     assert lenient.exit_code == 0, lenient.output
     assert "skipped 5 malformed lines of memory.jsonl (lines 2, 4, 5, 6, 7)" in lenient.stderr
     assert json.loads(lenient.stdout)["skipped_lines"] == 5
-    assert triples(dataset_snapshot(home)) == {("a", "observation", "001. one")}
+    assert triples(dataset_snapshot(home)) == {("a", "observation", "one")}
 
 
 def test_a_byte_order_mark_and_crlf_line_ends_are_read_as_the_server_would(tmp_path: Path):
@@ -281,7 +289,7 @@ def test_a_byte_order_mark_and_crlf_line_ends_are_read_as_the_server_would(tmp_p
     marked = tmp_path / "marked.jsonl"
     marked.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
     assert triples(read_snapshot("mcp-memory", marked)) == triples(plain) == {
-        ("a", "observation", "001. one"), ("a", "knows", "b")}
+        ("a", "observation", "one"), ("a", "knows", "b")}
 
 
 def test_a_huge_line_is_refused_by_number_and_skipped_when_lenient(tmp_path: Path):
@@ -293,7 +301,7 @@ def test_a_huge_line_is_refused_by_number_and_skipped_when_lenient(tmp_path: Pat
         read_snapshot("mcp-memory", path)
     notes: list[str] = []
     snapshot = read_snapshot("mcp-memory", path, lenient=True, note=notes.append)
-    assert set(by_name(snapshot)) == {"a", "001. one"} and notes == ["skipped 1 malformed line of memory.jsonl (line 2)"]
+    assert set(by_name(snapshot)) == {"a", "one"} and notes == ["skipped 1 malformed line of memory.jsonl (line 2)"]
 
 
 def test_a_file_over_the_size_bound_is_refused_before_it_is_read(cli, tmp_path: Path, monkeypatch):
@@ -386,7 +394,7 @@ def test_a_name_only_a_relation_gave_takes_its_type_when_the_entity_is_made(cli,
     assert result.exit_code == 0 and json.loads(result.output)["retyped"] == 1
     stripe = by_name(dataset_snapshot(home))["Stripe"]
     assert (stripe["type"], stripe["description"]) == ("Organization", "")
-    assert triples(dataset_snapshot(home)) == {("a", "observation", "001. one"), ("a", "uses", "Stripe")}
+    assert triples(dataset_snapshot(home)) == {("a", "observation", "one"), ("a", "uses", "Stripe")}
 
 
 def test_the_servers_file_given_as_a_memlens_store_is_named_with_the_from_that_reads_it(cli, tmp_path: Path):
@@ -413,7 +421,7 @@ def test_a_line_no_store_could_hold_is_named_and_skipped_when_lenient(cli, home,
     lenient = cli("import", "--from", "mcp-memory", str(path), "-d", "mcp", "--lenient")
     assert lenient.exit_code == 0, lenient.output
     assert "skipped 1 malformed line of memory.jsonl (line 2)" in lenient.stderr
-    assert triples(dataset_snapshot(home)) == {("a", "observation", "001. one")}
+    assert triples(dataset_snapshot(home)) == {("a", "observation", "one")}
 
 
 def test_an_empty_file_is_refused_as_a_torn_write_unless_allowed(cli, home, memory_file: Path):
@@ -476,3 +484,91 @@ def test_an_owner_changed_in_the_file_is_a_supersession(cli, tmp_path: Path):
     facts = {f["object_name"]: f for f in json.loads(cli("facts", "--all", "-d", "mm", "--json").output)}
     assert facts["dana"]["status"] == "superseded" and facts["dana"]["superseded_by"] == facts["priya"]["id"]
     assert facts["kafka"]["status"] == "retracted"        # gone, and nothing took its place
+
+
+# -- observations: notes on an entity, listed under it, never counted as entities ----------------
+
+def places(snapshot: dict) -> dict[str, list[int]]:
+    """Entity name -> the places of every observation it ever had here (current or not)."""
+    by_id = {e["id"]: e for e in snapshot["entities"]}
+    found: dict[str, list[int]] = {}
+    for fact in snapshot["facts"]:
+        if fact["relation"] == "observation":
+            found.setdefault(by_id[fact["subject"]]["name"], []).append(by_id[fact["object"]]["observation_position"])
+    return found
+
+
+def test_observations_are_counted_apart_from_entities(cli, home, memory_file: Path):
+    snapshot = read_snapshot("mcp-memory", STATES[0])
+    observed = [e for e in snapshot["entities"] if "observation_position" in e]
+    entities = [e for e in snapshot["entities"] if "observation_position" not in e]
+    assert sorted(e["name"] for e in entities) == sorted(["billing-service", "Priya Natarajan", "payments-db", HOSTILE, "Stripe"])
+    assert len(observed) == 8 and {e["type"] for e in observed} == {"Observation"}
+    assert (snapshot["stats"]["entities"], snapshot["stats"]["observations"]) == (5, 8)
+
+    assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+    stats = cli("stats", "-d", "mcp", "--json")
+    assert (json.loads(stats.output)["entities"], json.loads(stats.output)["observations"]) == (5, 8)
+    assert cli("stats", "-d", "mcp").output.startswith("5 entities with 8 observations, 12 facts (12 current")
+    brief = cli("brief", "-d", "mcp").output
+    assert "Memory of mcp: 5 entities with 8 observations, 12 current facts" in brief
+    remembers = next(line for line in brief.splitlines() if line.startswith("It remembers: "))
+    assert "1 Service" in remembers and "Observation" not in remembers
+    assert "(Observation," not in brief and "billing-service (Service, 7 current facts):" in brief
+
+
+def test_observations_are_listed_in_the_files_order_at_every_import(cli, home, memory_file: Path):
+    moved = memory_file.parent / "moved.jsonl"   # a hand edit the server never makes: the list reordered
+    lines = STATES[2].read_text().splitlines()
+    first = json.loads(lines[0])
+    first["observations"] = first["observations"][::-1]
+    moved.write_text("\n".join([json.dumps(first), *lines[1:]]))
+    for state in (*STATES, moved):
+        becomes(memory_file, state)
+        assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+        snapshot = dataset_snapshot(home)
+        for entity in ("billing-service", "payments-db", HOSTILE):
+            assert observations(snapshot, entity) == file_order(state, entity), (state.name, entity)
+        # no two observations of an entity share a place, held or not: the list has one order
+        assert all(len(set(held)) == len(held) for held in places(snapshot).values())
+    assert observations(snapshot, "billing-service") == [
+        "Written in Go", "Rewritten in Rust", "Retries failed charges 3 times", "Invoices merchants monthly"]
+    assert observations(snapshot, "billing-service", "retracted") == []
+
+
+def test_observations_of_an_import_from_before_places_are_placed_by_the_next(cli, home, memory_file: Path):
+    import sqlite3
+
+    assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+    # what an import wrote before observations had places: `001. text`, and no place
+    with sqlite3.connect(datasets.resolve(None, "mcp")) as conn:
+        conn.execute("""UPDATE entities SET observation_position = NULL,
+                        name = printf('%03d. ', observation_position) || name WHERE observation_position IS NOT NULL""")
+    old = dataset_snapshot(home)
+    assert "001. Invoices merchants monthly" in by_name(old)
+    assert old["stats"]["entities"] == 13 and "observations" not in old["stats"]   # then, all were entities
+    again = cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp", "--json")
+    assert again.exit_code == 0 and json.loads(again.output)["placed"] == 8
+    snapshot = dataset_snapshot(home)
+    assert (snapshot["stats"]["entities"], snapshot["stats"]["observations"]) == (5, 8)
+    assert observations(snapshot, "billing-service") == file_order(STATES[0], "billing-service")
+    assert not any(name.startswith("00") for name in by_name(snapshot))
+    found = cli("facts", "-d", "mcp", "--json")   # the search index reads the new names
+    assert "Invoices merchants monthly" in found.output and "001." not in found.output
+
+
+def test_an_observations_text_is_never_taken_for_an_entitys_name(cli, home, tmp_path: Path):
+    path = write_lines(tmp_path / "memory.jsonl",
+                       *(json.dumps({"type": "entity", "name": name, "entityType": "service", "observations": ["TODO: tests"]})
+                         for name in ("api", "worker")),
+                       json.dumps({"type": "entity", "name": "api gateway", "entityType": "service", "observations": []}),
+                       json.dumps({"type": "entity", "name": "api-gateway", "entityType": "service", "observations": []}))
+    assert cli("import", "--from", "mcp-memory", str(path), "-d", "mcp").exit_code == 0
+    summaries = [row["summary"] for row in json.loads(cli("maintain", "-d", "mcp", "--json").output)["worklist"]]
+    assert any("api gateway" in s and "api-gateway" in s for s in summaries)   # two names alike: asked
+    assert not any("TODO" in s for s in summaries)                            # two notes alike: no question
+    written = cli("remember", "-d", "mcp", "worker --tracks--> TODO: tests:Task")
+    assert written.exit_code == 0, written.output
+    tracked = [f for f in json.loads(cli("facts", "-d", "mcp", "--json").output) if f["relation"] == "tracks"]
+    [task] = [e for e in dataset_snapshot(home)["entities"] if e["id"] == tracked[0]["object"]]
+    assert (task["type"], "observation_position" in task) == ("Task", False)   # a new entity, no note

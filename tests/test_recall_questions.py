@@ -187,9 +187,11 @@ def test_the_schema_7_migration_rebuilds_the_index_with_stems_and_without_forgot
                          FactInput("vault", "holds", "hunter2", "Tool", "Concept")])
         memory.forget_fact(memory.recall("hunter2")["facts"][0]["id"], with_orphans=True)
         memory.describe("priya", "tech lead")
-    # as schema 6 left it: one text column per entity, no stems (and no record of briefs, no origin columns)
+    # as schema 6 left it: one text column per entity, no stems (and no record of briefs, no origin
+    # columns, no observation places)
     with sqlite3.connect(path) as old:
         old.executescript(f"""
+            ALTER TABLE entities DROP COLUMN observation_position;
             ALTER TABLE fact_versions DROP COLUMN judged_at; ALTER TABLE fact_versions DROP COLUMN bundle;
             ALTER TABLE facts DROP COLUMN origin;
             DROP TABLE briefs; DROP INDEX entities_type;

@@ -28,9 +28,11 @@ def owned(memory: Memory) -> None:
 def as_schema_2(path: Path) -> None:
     """What memlens wrote before schema 3: no automatic column, no name key, a NOCASE index (and
     none of schema 4's judged-facts index nor of schema 5's ledger_refs, nor of schema 6's mark, nor
-    of schema 8's record of briefs, nor of schema 9's origin columns)."""
+    of schema 8's record of briefs, nor of schema 9's origin columns, nor of schema 10's observation
+    places)."""
     conn = sqlite3.connect(path)
     conn.executescript("""
+        ALTER TABLE entities DROP COLUMN observation_position;
         ALTER TABLE fact_versions DROP COLUMN judged_at;
         ALTER TABLE fact_versions DROP COLUMN bundle;
         ALTER TABLE facts DROP COLUMN origin;

@@ -18,6 +18,7 @@ from ..snapshot.canonical import canonical_json
 from ..snapshot.fact_record import fact_record, tombstone_record
 from ..ids import all_usable, derived_id, usable_id
 from ..maintenance import worklist_of_snapshot
+from ..observations import OBSERVATION_POSITION
 from ..snapshot import FORMAT, memlens_version, stats_of
 from ..timefmt import build_time_fallback
 
@@ -65,6 +66,7 @@ class EntityRecord:
     description: str = ""
     merged_into: str | None = None
     merged_at: str | None = None
+    observation_position: int | None = None   # an observation's place in its entity's list, from 1
 
 
 @dataclass
@@ -244,9 +246,12 @@ def _first_of_each(records: list[Any]) -> list[Any]:
 
 
 def _entity(e: EntityRecord) -> dict[str, Any]:
-    return {"id": e.id, "name": e.name, "type": e.type, "description": e.description,
-            "created_at": e.created_at, "updated_at": e.updated_at,
-            "merged_into": e.merged_into, "merged_at": e.merged_at}
+    entity = {"id": e.id, "name": e.name, "type": e.type, "description": e.description,
+              "created_at": e.created_at, "updated_at": e.updated_at,
+              "merged_into": e.merged_into, "merged_at": e.merged_at}
+    if e.observation_position is not None:
+        entity[OBSERVATION_POSITION] = e.observation_position
+    return entity
 
 
 def _drawable(record: FactRecord, names: dict[str, str]) -> bool:

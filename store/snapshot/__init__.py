@@ -24,7 +24,8 @@ from ..brief_screen import withheld_facts
 from ..errors import StoreDamaged
 from .fact_record import fact_record, tombstone_record
 from ..reads import tuple_cursor
-from ..schema import STATUSES
+from ..observations import OBSERVATION_POSITION, is_observation, not_an_observation
+from ..schema import STATUSES, has_column
 from ..timefmt import build_time_fallback
 from ..version import VERSION
 
@@ -42,8 +43,11 @@ def stats(conn: sqlite3.Connection) -> dict:
         """SELECT count(*) FROM (SELECT fact_a AS f FROM contradictions WHERE resolved_at IS NULL
            UNION SELECT fact_b FROM contradictions WHERE resolved_at IS NULL)""").fetchone()[0]
     count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    live = count("SELECT count(*) FROM entities WHERE merged_into IS NULL")
+    entities = count(f"SELECT count(*) FROM entities WHERE merged_into IS NULL AND {not_an_observation(conn)}")
     return {
-        "entities": count("SELECT count(*) FROM entities WHERE merged_into IS NULL"),
+        "entities": entities,
+        **_observations_counted(live - entities),
         "facts": sum(by_status.values()),
         "current": by_status.get("current", 0),
         "superseded": by_status.get("superseded", 0),
@@ -57,13 +61,22 @@ def stats(conn: sqlite3.Connection) -> dict:
     }
 
 
+def _observations_counted(count: int) -> dict:
+    """`observations` only where there are some: the stats of every other memory, and so the content
+    hash of every other tool's snapshot (which covers them), are as they were before observations."""
+    return {"observations": count} if count else {}
+
+
 def stats_of(snapshot: dict) -> dict:
     """The counts `stats` reads from the store, counted in a snapshot (which holds the same rows)."""
     by_status = dict.fromkeys(STATUSES, 0)
     by_status.update(Counter(map(itemgetter("status"), snapshot["facts"])))
     open_contradictions = [c for c in snapshot["contradictions"] if c["resolved_at"] is None]
+    live = [e for e in snapshot["entities"] if not e["merged_into"]]
+    observations = sum(1 for e in live if is_observation(e))
     return {
-        "entities": sum(1 for e in snapshot["entities"] if not e["merged_into"]),
+        "entities": len(live) - observations,
+        **_observations_counted(observations),
         "facts": len(snapshot["facts"]),
         **by_status,
         "contested": len({fid for c in open_contradictions for fid in c["facts"]}),
@@ -149,9 +162,7 @@ def _json_list(texts: list[str]) -> list:
 
 def _build(conn: sqlite3.Connection, dataset: str, flag: list[str] | None, head: str, ledger_rows: list[dict], *,
            worklist: bool = True) -> dict:
-    # zipped from plain tuples: reading each sqlite3.Row by name was half the entities' time
-    entities = [dict(zip(reads.ENTITY_FIELDS, row)) for row in tuple_cursor(conn).execute(
-        f"SELECT {', '.join(reads.ENTITY_FIELDS)} FROM entities ORDER BY name, id")]
+    entities = _entities(conn)
     names = {e["id"]: e["name"] for e in entities}
     contradictions = _contradictions(conn)
     snapshot = {
@@ -182,6 +193,24 @@ def _build(conn: sqlite3.Connection, dataset: str, flag: list[str] | None, head:
     snapshot["stats"] = stats_of(snapshot)
     snapshot["maintenance"] = [c.as_dict() for c in maintenance.worklist_of_snapshot(snapshot)] if worklist else []
     return snapshot
+
+
+def _entities(conn: sqlite3.Connection) -> list[dict]:
+    """Every entity (merged ones too) by name; an observation with its place (the only ones that
+    have the field, so other records and their digests are as they were before observations)."""
+    # zipped from plain tuples: reading each sqlite3.Row by name was half the entities' time
+    fields = ", ".join(reads.ENTITY_FIELDS)
+    if not has_column(conn, "entities", OBSERVATION_POSITION):
+        return [dict(zip(reads.ENTITY_FIELDS, row)) for row in tuple_cursor(conn).execute(
+            f"SELECT {fields} FROM entities ORDER BY name, id")]
+    entities = []
+    for *row, position in tuple_cursor(conn).execute(
+            f"SELECT {fields}, {OBSERVATION_POSITION} FROM entities ORDER BY name, id"):
+        entity = dict(zip(reads.ENTITY_FIELDS, row))
+        if position is not None:
+            entity[OBSERVATION_POSITION] = position
+        entities.append(entity)
+    return entities
 
 
 def _contradictions(conn: sqlite3.Connection) -> list[dict]:
@@ -266,7 +295,7 @@ def _live_facts(conn: sqlite3.Connection, entity_ids: dict[str, str]) -> list[di
 
 def has_merge_origins(conn: sqlite3.Connection) -> bool:
     """Whether the store has schema 9's origin columns (an older one, read as it is, merged nothing)."""
-    return any(row[1] == "origin" for row in conn.execute("PRAGMA table_info(facts)"))
+    return has_column(conn, "facts", "origin")
 
 
 _FACT_BATCH = 20_000

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidInput
+from ..observations import is_observation
 from ..schema import STATUSES
 
 DIGEST_FORMAT = "memlens-digest/1"
@@ -133,7 +134,11 @@ def diff(old: dict[str, Any], new: dict[str, Any], *,
     for fact_id in sorted(f for f in old_facts if f not in after["facts"]):
         if old_facts[fact_id][0] != "forgotten":
             changes["facts_forgotten"].append({"id": fact_id})
-    for entity_id in sorted(e for e, into in after["entities"].items() if e not in old_entities or old_entities[e] != into):
+    # an observation is no entity: the fact that notes it on its entity says it came or went
+    observed = {e["id"] for side in (old, new) if side.get("format") != DIGEST_FORMAT
+                for e in side["entities"] if is_observation(e)}
+    for entity_id in sorted(e for e, into in after["entities"].items()
+                            if (e not in old_entities or old_entities[e] != into) and e not in observed):
         merged_into = after["entities"][entity_id]
         if entity_id not in old_entities:
             changes["entities_added"].append({"id": entity_id, "name": names[entity_id]})
@@ -141,7 +146,7 @@ def diff(old: dict[str, Any], new: dict[str, Any], *,
             changes["entities_merged"].append(
                 {"id": entity_id, "name": names[entity_id], "into": merged_into, "into_name": names.get(merged_into, "")})
     changes["entities_removed"] = [
-        {"id": entity_id} for entity_id in sorted(e for e in old_entities if e not in after["entities"])
+        {"id": entity_id} for entity_id in sorted(e for e in old_entities if e not in after["entities"] and e not in observed)
     ]
     same_memory = None
     if old.get("format") != DIGEST_FORMAT:

@@ -27,6 +27,7 @@ from ..errors import Conflict, InvalidInput, StoreUnreadable
 from ..ids import normalize_name
 from ..memory import Memory
 from ..schema import AUTO_REASON
+from ..observations import OBSERVATION_POSITION
 from .shape import check_loadable
 from ..timefmt import utc_now
 
@@ -138,10 +139,11 @@ def _relations(tx: Tx, snapshot: dict[str, Any]) -> None:
 
 def _entity(tx: Tx, e: dict[str, Any], source: str) -> None:
     tx.conn.execute(
-        """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at, merged_into, merged_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at, merged_into, merged_at,
+                                 observation_position)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (e["id"], e["name"], normalize_name(e["name"]), _type_spelling(tx, e["type"]), e["description"] or "", e["created_at"],
-         e["updated_at"], e["merged_into"], e["merged_at"]),
+         e["updated_at"], e["merged_into"], e["merged_at"], e.get(OBSERVATION_POSITION)),
     )
     if not e["merged_into"]:  # a merged name is found through the entity it went into
         search.index_entity(tx.conn, e["id"])

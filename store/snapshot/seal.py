@@ -21,6 +21,7 @@ from typing import Any
 from .. import ledger
 from .canonical import canonical_json
 from ..errors import SnapshotAltered
+from ..observations import is_observation
 from ..importers.assembly import content_hash
 
 SEAL_FORMAT = "memlens-seal/1"
@@ -130,9 +131,11 @@ def check_seal(snapshot: dict[str, Any], where: str) -> dict[str, Any]:
     if digests.content(chains) != seal["content"]:
         raise SnapshotAltered(f"{where}: the content digest differs from the seal's")
     merged = sum(1 for entity in snapshot["entities"] if entity.get("merged_into"))
+    observations = sum(1 for entity in snapshot["entities"] if not entity.get("merged_into") and is_observation(entity))
     return {"hash": snapshot["hash"], "hash_of": seal["hash_of"], "ledger": len(chains),
             **{name: len(snapshot[name]) for name in RECORD_LISTS},
-            "entities": len(snapshot["entities"]) - merged, "merged": merged}
+            "entities": len(snapshot["entities"]) - merged - observations, "merged": merged,
+            "observations": observations}
 
 
 class _Digests:

@@ -23,6 +23,7 @@ from ..brief_record import FIELD_LIMIT
 from ..errors import InvalidInput
 from ..ids import all_usable, usable_id
 from ..schema import STATUSES
+from ..observations import OBSERVATION_POSITION
 from . import FORMAT
 from ..timefmt import record_time
 
@@ -218,6 +219,11 @@ def _check_entities(records: list[Any], latest: str | None) -> set[str]:
     entities.times("created_at", "updated_at")
     entities.ids("merged_into", optional=True)
     entities.times("merged_at", optional=True)
+    # only an observation says its place in its entity's list (absent from every other record)
+    positioned = [entity for entity in records if OBSERVATION_POSITION in entity]
+    observations = _Records(positioned, lambda n: f"entity {_shown(positioned[n - 1]['id'])}", latest)
+    observations.each(OBSERVATION_POSITION, "a place in a list (a whole number from 1)",
+                      lambda v: type(v) is int and 1 <= v <= _LARGEST_INTEGER)
     for entity in records:
         if entity["merged_into"] is not None and entity["merged_into"] not in ids:
             raise InvalidInput(f"entity {_shown(entity['id'])} is merged into {_shown(entity['merged_into'])}, "

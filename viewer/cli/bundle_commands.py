@@ -198,7 +198,7 @@ def verify(bundle, as_json):
 
 
 def _echo_verified(bundle: str, checked: dict, what: str) -> None:
-    click.echo(printable(f"ok: {bundle}: {entity_count(checked['entities'], checked['merged'])}, "
+    click.echo(printable(f"ok: {bundle}: {entity_count(checked['entities'], checked['merged'], checked['observations'])}, "
                          f"{plural(checked['facts'], 'fact')}, {plural(checked['ledger'], 'ledger row')}{what} "
                          f"match its sealed data; hash {checked['hash'][:19]}"))
     if "unchecked" in checked:

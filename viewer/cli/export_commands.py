@@ -392,7 +392,8 @@ def _echo_dry_run(name: str, path: Path, counts: dict, changes: dict) -> None:
 
 
 _CHANGES = (("asserted", "facts asserted"), ("superseded", "superseded"), ("retracted", "retracted"), ("restored", "restored"),
-            ("entities_added", "new entities"), ("retyped", "retyped"), ("kept_forgotten", "kept forgotten"))
+            ("entities_added", "new entities"), ("observations_added", "new observations"), ("retyped", "retyped"),
+            ("placed", "observations placed in the file's order"), ("kept_forgotten", "kept forgotten"))
 
 
 def _import_memory_file(source_path: str | None, lenient: bool, allow_empty: bool, deleted_text: bool, path: Path,

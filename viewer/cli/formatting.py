@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import click
 
 from memlens.store.ids import short
+from memlens.store.observations import is_observation
 from memlens.viewer.model.fact_status import shown_status
 
 _STATUS_COLOURS = {"current": "green", "superseded": "yellow", "retracted": "red", "forgotten": "magenta",
@@ -133,16 +134,19 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
-def entity_count(live: int, merged: int) -> str:
-    """Entities as every command counts them: the live ones, and those merged into them apart."""
+def entity_count(live: int, merged: int, observations: int = 0) -> str:
+    """Entities as every command counts them: the live ones, and those merged into them apart; the
+    observations another tool keeps on them (store/observations.py), which are no entities, apart too."""
     counted = plural(live, "entity", "entities")
-    return counted + (f" ({merged:,} more merged into them)" if merged else "")
+    observed = f" with {plural(observations, 'observation')}" if observations else ""
+    return counted + observed + (f" ({merged:,} more merged into them)" if merged else "")
 
 
 def stats_line(stats: dict) -> str:
     archived = f" ({stats['archived']:,} archived)" if stats.get("archived") else ""  # archived ones are current
     return (
-        f"{entity_count(stats['entities'], stats.get('merged', 0))}, {plural(stats['facts'], 'fact')} "
+        f"{entity_count(stats['entities'], stats.get('merged', 0), stats.get('observations', 0))}, "
+        f"{plural(stats['facts'], 'fact')} "
         f"({stats['current']:,} current{archived}, {stats['superseded']:,} superseded, "
         f"{stats['retracted']:,} retracted, {stats['forgotten']:,} forgotten), {stats['contested']:,} contested, "
         f"{plural(stats['open_contradictions'], 'open contradiction')}, {plural(stats['dismissals'], 'dismissal')}, "
@@ -186,7 +190,9 @@ def merge_kept(counts: dict) -> list[str]:
 def import_summary(counts: dict, snapshot: dict) -> str:
     """What an import copied, counted as `memlens stats` counts: merged entities apart."""
     merged = sum(1 for e in snapshot["entities"] if e.get("merged_into") is not None)
+    observations = sum(1 for e in snapshot["entities"] if e.get("merged_into") is None and is_observation(e))
     forgotten = f" and {counts['forgotten']:,} forgotten" if counts["forgotten"] else ""
-    return (f"{entity_count(counts['entities'] - merged, merged)}, {plural(counts['facts'], 'fact')}{forgotten}, "
+    return (f"{entity_count(counts['entities'] - merged - observations, merged, observations)}, "
+            f"{plural(counts['facts'], 'fact')}{forgotten}, "
             f"{plural(counts['contradictions'], 'contradiction')}, {plural(counts['dismissals'], 'dismissal')}, "
             f"{plural(counts['types_added'], 'type')} added, {plural(counts['source_ledger'], 'row')} of its history")

@@ -96,8 +96,8 @@ def recall(query, include_superseded, limit, full, db, dataset, as_json):
 @click.command()
 @dataset_options
 def stats(db, dataset, as_json):
-    """Counts of entities (merged ones apart), facts by status (archived ones among the current),
-    contradictions, dismissals and ledger rows.
+    """Counts of entities (merged ones apart, and the observations another tool keeps on them),
+    facts by status (archived ones among the current), contradictions, dismissals and ledger rows.
 
     \b
     Example:

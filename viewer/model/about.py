@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from .link_graph import counted_entities
+
 TOP_TYPES = 3
 DESCRIPTION_CHARS = 200   # the header holds one line; the panel shows the whole description
 
@@ -27,7 +29,7 @@ class About:
 
 def about(snapshot: Mapping[str, Any], degree: Mapping[str, int]) -> About:
     """`degree`: entity id -> its links (the layout's), to choose among several projects."""
-    live = [e for e in snapshot["entities"] if e.get("merged_into") is None]
+    live = counted_entities(snapshot)
     projects = [e for e in live if str(e.get("type", "")).casefold() == "project" and (e.get("description") or "").strip()]
     project = min(projects, key=lambda e: (-degree.get(e["id"], 0), e["name"], e["id"]), default=None)
     counts = Counter(str(e.get("type", "")) for e in live)

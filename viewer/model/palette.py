@@ -26,6 +26,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Mapping
 
+from memlens.store.observations import OBSERVATION_POSITION
+
 PALETTE = ("#33bbee", "#ddaa33", "#ee3377", "#785ef0", "#ee8866", "#997700", "#aa4499", "#bbbbbb")
 # vis-network shapes that, like the dot, are sized by `size` and carry their label underneath; the
 # hexagon, nearest a dot at dot size, last
@@ -93,10 +95,10 @@ def assign_looks(counts: Mapping[str, int], previous: Mapping[str, TypeLook] | N
 
 
 def type_counts(snapshot: Mapping) -> dict[str, int]:
-    """Live entities per type, for every type of the ontology or of an entity."""
+    """Live entities per type (observations are none), for every type of the ontology or of an entity."""
     counts = {str(t): 0 for t in snapshot.get("ontology", {}).get("types", [])}
     for entity in snapshot["entities"]:
         counts.setdefault(entity["type"], 0)
-        if entity.get("merged_into") is None:
+        if entity.get("merged_into") is None and entity.get(OBSERVATION_POSITION) is None:   # is_observation, inline
             counts[entity["type"]] += 1
     return counts

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from memlens.store.observations import OBSERVATION_POSITION, is_observation
+
 from .columns import FACT_FIELDS, Columns
 from .palette import PALETTE, TypeLook, assign_looks, type_counts
 
@@ -21,6 +23,9 @@ class SnapshotIndex:
         # the facts' fields as columns, also handed to the graph and the page data (see build_context)
         self.fact_columns = Columns(snapshot["facts"], FACT_FIELDS)
         self.entities = {e["id"]: e for e in snapshot["entities"]}
+        # the observations (notes on an entity, listed under it: store/observations.py) and their places
+        self.observation_places: dict[str, int] = {
+            e["id"]: e[OBSERVATION_POSITION] for e in snapshot["entities"] if is_observation(e)}
         self.facts = dict(zip(self.fact_columns["id"], snapshot["facts"]))
         self.contradictions_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for contradiction in snapshot.get("contradictions", []):

@@ -55,11 +55,6 @@ class Bar(NamedTuple):
     open_start: bool
     open_end: bool
 
-    @property
-    def unstated(self) -> bool:
-        """No validity given either way: drawn apart from a value stated true throughout."""
-        return self.open_start and self.open_end
-
 
 class Marker(NamedTuple):
     x: float
@@ -77,6 +72,8 @@ class Row(NamedTuple):
     bar: Bar | None
     markers: list[Marker]
     lines: tuple[str, ...] = ()   # the label as drawn: one line, or two smaller ones that fit
+    # no validity given either way: no bar (a bar would say it held throughout), its lane says so
+    unstated: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,17 +201,18 @@ class TimelineBuilder:
         for (label, _), line in zip(rows, lines):
             status = line.status
             bar = None
-            if status != "forgotten":
-                valid_from, valid_to = line.valid_from, line.valid_to
-                if valid_to is None and ends and line.fact_id in ends:
-                    valid_to = self.day(ends[line.fact_id])
+            valid_from, valid_to = line.valid_from, line.valid_to
+            if valid_to is None and ends and line.fact_id in ends:
+                valid_to = self.day(ends[line.fact_id])
+            unstated = status != "forgotten" and valid_from is None and valid_to is None
+            if status != "forgotten" and not unstated:
                 left = round(offset + valid_from * scale, 1) if valid_from is not None else float(PLOT_LEFT)
                 right = round(offset + valid_to * scale, 1) if valid_to is not None else float(PLOT_RIGHT)
                 bar = Bar(left, round(max(right - left, 2.0), 1), status, line.color, valid_from is None,
                           valid_to is None)
             markers = [Marker(round(offset + day * scale, 1), kind, text) for day, kind, text in line.events]
             built.append(Row(y, label, f"{label} ({status}; {line.validity})", line.fact_id, status,
-                             line.contested, bar, markers, label_lines(label)))
+                             line.contested, bar, markers, label_lines(label), unstated))
             y += ROW_HEIGHT
         height = TOP + len(built) * ROW_HEIGHT + AXIS_HEIGHT
         return Timeline(anchor=anchor, title=title, subtitle=subtitle, rows=built,

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from .escaping import escape_text
 
-from .timeline import LABEL_WIDTH, PLOT_LEFT, PLOT_RIGHT, WIDTH, Timeline
+from .timeline import LABEL_WIDTH, PLOT_LEFT, PLOT_RIGHT, ROW_HEIGHT, WIDTH, Timeline
 
 Escape = Callable[[str], str]
 
@@ -76,20 +76,20 @@ def timeline_svg(timeline: Timeline, esc: Escape = escape_text) -> Markup:
     out.append(f'<line class="tl-baseline" x1="{PLOT_LEFT}" x2="{PLOT_RIGHT}" y1="{axis_y}" y2="{axis_y}"/></g>\n')
     for row in t.rows:
         y = row.y
+        # the whole row answers a click (it selects its fact), whatever it draws: a row without a bar is mostly empty
         parts = [f'<g class="tl-row tl-{esc(row.status)}{" tl-is-contested" if row.contested else ""}" '
-                 f'data-fact="{esc(row.fact_id)}"><title>{escape_text(row.title)}</title>', _label(row)]
+                 f'data-fact="{esc(row.fact_id)}"><title>{escape_text(row.title)}</title>'
+                 f'<rect class="tl-hit" x="0" y="{y}" width="{WIDTH}" height="{ROW_HEIGHT}" fill="transparent"/>', _label(row)]
         bar = row.bar
-        if bar is not None:
+        if row.unstated:   # nobody said when it held: no bar, which would claim all of time
+            parts.append(f'<text class="tl-unstated" x="{PLOT_LEFT + 4}" y="{y + 14}">validity not stated</text>')
+        elif bar is not None:
             color, x = esc(bar.color), bar.x
-            if bar.unstated:   # a faint dotted outline, no open ends: nobody said when it held
-                parts.append(f'<rect class="tl-bar tl-unstated" x="{x}" y="{y + 4}" width="{bar.width}" height="13" rx="3" '
-                             f'fill="{color}" stroke="{color}"/>')
-            else:
-                parts.append(f'<rect class="tl-bar" x="{x}" y="{y + 4}" width="{bar.width}" height="13" rx="3" fill="{color}"/>')
-                if bar.open_end:
-                    parts.append(f'<path class="tl-open" d="M{round(x + bar.width, 1)} {y + 4}l6 6.5l-6 6.5z" fill="{color}"/>')
-                if bar.open_start:
-                    parts.append(f'<path class="tl-open-start" d="M{x} {y + 2}v17"/>')
+            parts.append(f'<rect class="tl-bar" x="{x}" y="{y + 4}" width="{bar.width}" height="13" rx="3" fill="{color}"/>')
+            if bar.open_end:
+                parts.append(f'<path class="tl-open" d="M{round(x + bar.width, 1)} {y + 4}l6 6.5l-6 6.5z" fill="{color}"/>')
+            if bar.open_start:
+                parts.append(f'<path class="tl-open-start" d="M{x} {y + 2}v17"/>')
         marker_y = y + 25
         parts.extend(_marker(m.kind, m.x, marker_y, esc(m.title)) for m in row.markers)
         parts.append("</g>\n")

@@ -46,7 +46,7 @@ import struct
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import accumulate, chain, repeat
-from operator import is_, itemgetter, sub
+from operator import is_, itemgetter, methodcaller, sub
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -56,6 +56,7 @@ import orjson
 from memlens.store.errors import BundleError
 from memlens.store.json_input import NotJson, ParseBudget
 from memlens.store.maintenance import content_of
+from memlens.store.observations import OBSERVATION_POSITION
 from memlens.store.confined import UntrustedFileError, read_bundle_file
 
 from ..model.columns import FACT_FIELDS, Columns
@@ -90,8 +91,10 @@ BLOCK_TYPE = "application/gzip"
 # 2.2 s; level 1, 26.1 MB in 0.7 s (and the worker thread does it while the page is rendered)
 COMPRESSION_LEVEL = 4
 
+# `observation`: an observation's place in its entity's list (null for an entity); x and y are null for
+# an observation, which is listed under its entity and never drawn
 ENTITY_COLUMNS = ("name", "type", "description", "createdAt", "updatedAt", "mergedInto", "mergedAt", "x", "y",
-                  "degree")
+                  "degree", "observation")
 SITE_ENTITY_COLUMNS = ENTITY_COLUMNS + ("page",)
 FACT_COLUMNS = ("subject", "relation", "object", "status", "supersededBy", "reason", "contested",
                 "validFrom", "validTo", "recordedAt", "retiredAt", "actor", "reassertions", "history",
@@ -240,7 +243,10 @@ def _entity_rows(records: list[dict[str, Any]], read: Columns, ix: _Indexes, lay
                  pages: dict[str, str] | None, inexact: _Inexact) -> list[list[Any]]:
     """The entities as rows (ENTITY_COLUMNS), each field mapped over a column in C (a loop per entity
     took 1.5 s at 100,000 entities)."""
-    inexact.shape(records, ENTITY_FIELDS, read)
+    inexact.shape(records, ENTITY_FIELDS, read, optional=(OBSERVATION_POSITION,))
+    places = list(map(_observation_position, records))
+    if any(map(len(ENTITY_FIELDS).__ne__, map(len, records))):   # a place of null, said outright, is lost
+        inexact.where(OBSERVATION_POSITION in record and place is None for record, place in zip(records, places))
     ids, targets = read["id"], read["merged_into"]
     times = {key: ix.times_of(read[key]) for key in ("created_at", "updated_at", "merged_at")}
     for key, indexes in times.items():
@@ -249,13 +255,18 @@ def _entity_rows(records: list[dict[str, Any]], read: Columns, ix: _Indexes, lay
     inexact.references(targets, merged_into)
     positions = layout.positions
     # merged entities are only drawn in the past; put them beside what absorbed them
-    xy = [positions.get(entity_id) or _beside(positions.get(target)) for entity_id, target in zip(ids, targets)]
+    xy = [positions.get(entity_id) or (_NOWHERE if place is not None else _beside(positions.get(target)))
+          for entity_id, target, place in zip(ids, targets, places)]
     columns = [read["name"], list(map(ix.type.__getitem__, read["type"])), read["description"], times["created_at"],
                times["updated_at"], merged_into, times["merged_at"], [x for x, _ in xy], [y for _, y in xy],
-               list(map(layout.degree.get, ids, repeat(0)))]
+               list(map(layout.degree.get, ids, repeat(0))), places]
     if pages is not None:
         columns.append(list(map(pages.get, ids)))
     return list(map(list, zip(*columns))) if records else []
+
+
+_observation_position = methodcaller("get", OBSERVATION_POSITION)
+_NOWHERE = (None, None)   # where an observation is drawn: nowhere (it is listed under its entity)
 
 
 def _beside(target: tuple[float, float] | None) -> tuple[float, float]:
@@ -755,6 +766,12 @@ class _Reader:
         entities = [{"id": entity_id, "name": row[0], "type": types[row[1]], "description": row[2],
                      "created_at": times[row[3]], "updated_at": times[row[4]], "merged_into": ids[row[5]],
                      "merged_at": times[row[6]]} for entity_id, row in zip(ids, self.main["entities"])]
+        columns = self.main["columns"]["entities"]
+        if "observation" in columns:   # a page written before observations has no such column
+            at = columns.index("observation")
+            for entity, row in zip(entities, self.main["entities"]):
+                if row[at] is not None:
+                    entity[OBSERVATION_POSITION] = row[at]
         return _with_raw(entities, self.main["raw"]["entities"])
 
     def facts(self, block: dict[str, Any], texts: dict[str, Any], ids: list[Any]) -> list[dict[str, Any]]:
@@ -869,12 +886,14 @@ def decode_digest(main: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]
 
 
 def decode_layout(main: dict[str, Any]) -> dict[str, tuple[float, float]]:
-    """The position the page drew each entity at (merged ones, drawn beside what absorbed them, left out)."""
+    """The position the page drew each entity at (merged ones, drawn beside what absorbed them, and
+    observations, never drawn, left out)."""
     columns = main["columns"]["entities"]
     x, y, merged = (columns.index(name) for name in ("x", "y", "mergedInto"))
+    observation = columns.index("observation") if "observation" in columns else None
     positions = {}
     for entity_id, row in zip(_unpacked_ids(main["entityIds"]), main["entities"], strict=True):
-        if row[merged] != -1:
+        if row[merged] != -1 or (observation is not None and row[observation] is not None):
             continue
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (row[x], row[y])):
             raise ValueError(f"entity {str(entity_id)[:40]!r} has no position")
@@ -884,11 +903,13 @@ def decode_layout(main: dict[str, Any]) -> dict[str, tuple[float, float]]:
 
 def decode_looks(main: dict[str, Any]) -> dict[str, TypeLook]:
     """Type -> the look (colour and shape) the page drew it with, for each type its live entities
-    have: what the page's legend showed."""
+    (observations aside) have: what the page's legend showed."""
     columns = main["columns"]["entities"]
     kind, merged = columns.index("type"), columns.index("mergedInto")
+    observation = columns.index("observation") if "observation" in columns else None
     looks = {}
-    for index in sorted({row[kind] for row in main["entities"] if row[merged] == -1}):
+    for index in sorted({row[kind] for row in main["entities"]
+                         if row[merged] == -1 and (observation is None or row[observation] is None)}):
         entry = main["types"][index]
         color, shape = entry["color"], entry["shape"]
         if not (isinstance(color, str) and _COLOR.fullmatch(color) and isinstance(shape, str)):

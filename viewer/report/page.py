@@ -15,7 +15,7 @@ from memlens.store.snapshot import FORMAT as SUPPORTED_FORMAT
 from ..model.about import About, about
 from ..model.changes import ChangesView, changes_view
 from ..model.layout import Layout, compute_layout
-from ..model.link_graph import link_graph
+from ..model.link_graph import counted_entities, link_graph
 from ..model.links import Links, ReportLinks
 from ..model.palette import TypeLook
 from ..model.time_axis import short_record_time
@@ -223,9 +223,8 @@ def check_format(snapshot: dict[str, Any]) -> None:
 
 def _type_entries(snapshot: dict[str, Any], looks: dict[str, TypeLook]) -> list[TypeEntry]:
     counts: dict[str, int] = {}
-    for entity in snapshot["entities"]:
-        if entity.get("merged_into") is None:
-            counts[entity["type"]] = counts.get(entity["type"], 0) + 1
+    for entity in counted_entities(snapshot):
+        counts[entity["type"]] = counts.get(entity["type"], 0) + 1
     return [TypeEntry(name, looks[name].color, looks[name].shape, count) for name, count in sorted(counts.items())]
 
 

@@ -92,9 +92,11 @@ class SiteBuild:
         self.changes = changes
         self.index = SnapshotIndex(snapshot, previous_looks)
         self.previous_layout = previous_layout
-        self.pages = entity_page_names(snapshot["entities"])
+        places = self.index.observation_places   # an observation is listed on its entity's page, with no page of its own
+        self.pages = entity_page_names([e for e in snapshot["entities"] if e["id"] not in places])
         fact_order = {f["id"]: i for i, f in enumerate(snapshot["facts"])}
-        self.plans = SitePlans(self.pages, self.index.facts_of, self.index.facts, fact_order, card_size(self.index.name))
+        self.plans = SitePlans(self.pages, self.index.facts_of, self.index.facts, fact_order, card_size(self.index.name),
+                               places)
         self.types = sorted({e["type"] for e in snapshot["entities"]} | set(snapshot.get("ontology", {}).get("types", [])))
         # a class per type named after it, not its place in the list: adding a type renames no other
         self.type_class = {name: "t-" + file_key(name) for name in self.types}

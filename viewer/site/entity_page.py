@@ -16,15 +16,15 @@ from typing import Any, Callable, Iterable
 from ..model.time_axis import short_record_time
 from ..model.timeline import TimelineBuilder, facts_timeline
 from ..model.timeline_svg import MemoEscape, timeline_svg
-from .entity_plan import FORGOTTEN, PAGE_CARDS, TABLE_PAGE, TABLE_PREVIEW, table_pages
+from .entity_plan import FORGOTTEN, OBSERVATIONS, PAGE_CARDS, TABLE_PAGE, TABLE_PREVIEW, table_pages
 from .items import SiteItems, escaped
 from .models import Card, EntityPage, Group
 
 PAGER_SPREAD = 3               # page links either side of the current one
 HISTORY_HEADINGS = ("from (UTC)", "fact", "status", "validity", "why")
 LEDGER_HEADINGS = ("#", "time (UTC)", "actor", "action", "target")
-TIMELINE_LEDE = ('<p class="panel-lede">Bars span valid time (when a value was true); markers below each bar '
-                 'show record time (when the store learned or changed its mind).</p>\n')
+TIMELINE_LEDE = ('<p class="panel-lede">Bars span valid time (when a value was true); a fact that states none has '
+                 'no bar. Markers below each row show record time (when the store learned or changed its mind).</p>\n')
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -76,6 +76,8 @@ def _table(kind: str, headings: tuple[str, ...], rows: str) -> str:
 def group_title(group: Group) -> str:
     if group.direction == FORGOTTEN:
         return "Forgotten"
+    if group.direction == OBSERVATIONS:
+        return "Observations"
     if group.direction == "out":
         return f'<span class="fact-relation">{escaped(group.relation)}</span> <span aria-hidden="true">\u2192</span>'
     return f'<span aria-hidden="true">\u2190</span> <span class="fact-relation">{escaped(group.relation)}</span>'
@@ -83,8 +85,8 @@ def group_title(group: Group) -> str:
 
 def group_label(group: Group) -> str:
     """The group in words, for a page title and for screen readers."""
-    if group.direction == FORGOTTEN:
-        return "forgotten facts"
+    if group.direction in (FORGOTTEN, OBSERVATIONS):
+        return group.direction
     return f"{'outgoing' if group.direction == 'out' else 'incoming'} {group.relation}"
 
 
@@ -106,11 +108,15 @@ class EntityHead:
                 f'<span aria-hidden="true">/</span> <span>{kind}</span>{tail}</nav>\n')
 
 
-def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], str], graph_href: str,
+Observations = Callable[[tuple[Card, ...], int, int], str]   # SiteItems.observations
+
+
+def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], str], observations: Observations,
+                graph_href: str,
                 timeline_html: str, timeline_anchor: str, hidden_rows: int,
                 history: list[str], history_pages: list[str], provenance: list[str],
                 provenance_pages: list[str]) -> str:
-    """The content of an entity's own page: header, facts by group, timeline, history, provenance.
+    """The content of an entity's own page: header, observations, facts by group, timeline, history, provenance.
 
     `history` (oldest first) and `provenance` (newest first) are every row, as markup; when they
     have pages of their own (`*_pages`, see entity_plan.table_pages) this page shows TABLE_PREVIEW
@@ -119,7 +125,9 @@ def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], s
     entity = head.entity
     eid = str(entity["id"])
     counts = {"current": 0, "retired": 0, FORGOTTEN: 0}
-    for group in model.groups:
+    observed = next((group for group in model.groups if group.direction == OBSERVATIONS), None)
+    fact_groups = [group for group in model.groups if group is not observed]
+    for group in fact_groups:
         for shown in group.cards:
             status = shown.fact.record.get("status")
             counts["current" if status == "current" else FORGOTTEN if group.direction == FORGOTTEN else "retired"] += 1
@@ -129,6 +137,8 @@ def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], s
         summary += f", {counts['retired']:,} superseded or retracted"
     if counts[FORGOTTEN]:
         summary += f", {counts[FORGOTTEN]:,} forgotten"
+    if observed is not None:
+        summary += f"; {plural(len(observed.cards), 'observation', 'observations')}"
     kind = escaped(entity.get("type"))
     out = [head.crumbs(), f'<header class="entity-head">\n<h1>{escaped(head.name)}</h1>\n<p class="detail-type">'
            f'<span class="swatch-dot {head.type_class}" aria-hidden="true"></span> {kind} '
@@ -144,15 +154,16 @@ def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], s
                f'<p class="entity-actions"><a class="button-quiet" href="{escaped(graph_href)}">Show in the graph</a> '
                '<a class="button-quiet" href="#timeline">Timeline</a> <a class="button-quiet" href="#history">History</a> '
                '<a class="button-quiet" href="#provenance">Provenance</a></p>\n</header>\n')
+    if observed is not None:
+        out.append(_section("observations", "Observations", f"{len(observed.cards):,}",
+                            observations(observed.cards, 0, observed.preview) + _more_pages(observed)))
     facts = []
-    for group in model.groups:
+    for group in fact_groups:
         count = len(group.cards)
         facts.append(f'<h3 id="{escaped(_anchor(group))}" aria-label="{escaped(plural(count, group_label(group) + " fact", group_label(group) + " facts"))}">'
                      f'{group_title(group)} <span class="muted">{count:,}</span></h3>\n'
-                     f'<div class="fact-list">{"".join(card(c) for c in group.cards[:group.preview])}</div>\n')
-        if group.names:
-            facts.append(f'<p class="group-pages">{group.preview:,} of {count:,} shown; all of them, '
-                         f'{PAGE_CARDS} a page: {all_pages(group.names)}</p>\n')
+                     f'<div class="fact-list">{"".join(card(c) for c in group.cards[:group.preview])}</div>\n'
+                     + _more_pages(group))
     out.append(_section("facts", "Facts", f"{counts['current']:,} current",
                         "".join(facts) or '<p class="empty">No facts.</p>\n'))
     if timeline_html:
@@ -169,8 +180,15 @@ def entity_main(head: EntityHead, model: EntityPage, *, card: Callable[[Card], s
     return "".join(out)
 
 
+def _more_pages(group: Group) -> str:
+    if not group.names:
+        return ""
+    return (f'<p class="group-pages">{group.preview:,} of {len(group.cards):,} shown; all of them, '
+            f'{PAGE_CARDS} a page: {all_pages(group.names)}</p>\n')
+
+
 def _anchor(group: Group) -> str:
-    return "facts-" + group.key
+    return "observations" if group.direction == OBSERVATIONS else "facts-" + group.key
 
 
 def _table_section(anchor: str, heading: str, one: str, many: str, order: str, headings: tuple[str, ...],
@@ -186,17 +204,19 @@ def _table_section(anchor: str, heading: str, one: str, many: str, order: str, h
     return _section(anchor, heading, note, more + _table(anchor, headings, "".join(shown)))
 
 
-def group_page(head: EntityHead, page: str, group: Group, number: int, card: Callable[[Card], str]) -> str:
+def group_page(head: EntityHead, page: str, group: Group, number: int, card: Callable[[Card], str],
+               observations: Observations) -> str:
     """Page `number` (1-based) of a group of facts that does not fit on the entity's page `page`."""
     start, end = group.pages[number - 1]
+    listed = (observations(group.cards, start, end) if group.direction == OBSERVATIONS
+              else f'<div class="fact-list">{"".join(card(c) for c in group.cards[start:end])}</div>\n')
     count = len(group.cards)
     nav = pager(group.names, number, f"Pages of {head.name}'s {group_label(group)} facts")
     return (head.crumbs(page) +
             f'<header class="entity-head">\n<h1>{escaped(head.name)} <span class="muted">{group_title(group)}</span></h1>\n'
             f'<p class="panel-lede">Facts {start + 1:,} to {end:,} of {count:,} ({escaped(group_label(group))}), '
             f'page {number:,} of {len(group.names):,}. <a href="{escaped(page)}#{escaped(_anchor(group))}">Back to '
-            f'{escaped(head.name)}</a></p>\n</header>\n{nav}'
-            f'<div class="fact-list">{"".join(card(c) for c in group.cards[start:end])}</div>\n{nav}')
+            f'{escaped(head.name)}</a></p>\n</header>\n{nav}{listed}{nav}')
 
 
 def table_page(head: EntityHead, page: str, anchor: str, heading: str, order: str,
@@ -248,14 +268,14 @@ def entity_files(model: EntityPage, items: SiteItems, whole: Callable[[str, str]
     timeline = facts_timeline(CardTimelines(cards), entity["id"], [cards[fid].fact.record for fid in model.fact_order],
                               lambda eid: names.get(eid, "(forgotten)"), own_range=True)
     files = {model.page: whole(name, entity_main(
-        head, model, card=items.fact_card, graph_href=graph_href,
+        head, model, card=items.fact_card, observations=items.observations, graph_href=graph_href,
         timeline_html=timeline_svg(timeline, escape) if timeline else "",
         timeline_anchor=timeline.anchor if timeline else "", hidden_rows=timeline.hidden_rows if timeline else 0,
         history=history, history_pages=history_pages, provenance=provenance, provenance_pages=provenance_pages))}
     for group in model.groups:
         for number, page in enumerate(group.names, start=1):
             files[page] = whole(f"{name}, {group_label(group)}, page {number}",
-                                group_page(head, model.page, group, number, items.fact_card))
+                                group_page(head, model.page, group, number, items.fact_card, items.observations))
     for anchor, heading, order_note, rows, pages in (
             ("history", "History", "oldest first", history, history_pages),
             ("provenance", "Provenance", "newest first", provenance, provenance_pages)):

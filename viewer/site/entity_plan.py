@@ -26,14 +26,15 @@ CARD_BYTES = 900            # a card's markup around its text
 TABLE_PREVIEW = 100         # history versions or ledger rows on the entity's own page
 TABLE_PAGE = 500            # rows on one page of their own
 FORGOTTEN = "forgotten"
-_DIRECTION_ORDER = {"out": 0, "in": 1, FORGOTTEN: 2}
+OBSERVATIONS = "observations"   # the entity's observations: listed first, in their source's order
+_DIRECTION_ORDER = {OBSERVATIONS: -1, "out": 0, "in": 1, FORGOTTEN: 2}
 
 
 @dataclass
 class FactGroup:
     """The facts of one relation in one direction (or the forgotten ones), in card order."""
 
-    direction: str                      # "out" | "in" | FORGOTTEN
+    direction: str                      # "out" | "in" | FORGOTTEN | OBSERVATIONS
     relation: str | None
     facts: list[dict[str, Any]]
     preview: int = 0                    # how many of `facts` the entity's page shows
@@ -74,21 +75,21 @@ def group_pages_prefix(page: str, key: str) -> str:
     return f"{stem(page)}--{key}-"
 
 
-def group_key(entity_id: str, fact: dict[str, Any]) -> str:
-    """FactGroup.key of the group that holds `fact` on the entity's pages."""
-    return _key(*_group_of(entity_id, fact))
-
-
-def _group_of(entity_id: str, fact: dict[str, Any]) -> tuple[str, str | None]:
-    """(direction, relation) of the group that holds `fact` on the entity's pages."""
+def _group_of(entity_id: str, fact: dict[str, Any], places: dict[str, int]) -> tuple[str, str | None]:
+    """(direction, relation) of the group that holds `fact` on the entity's pages; `places`: the
+    snapshot's observations and their places (a fact noting one is among the entity's observations)."""
     relation = fact.get("relation")
     if relation is None or fact.get("status") == FORGOTTEN:
         return FORGOTTEN, None
-    return ("out" if fact.get("subject") == entity_id else "in"), relation
+    if fact.get("subject") != entity_id:
+        return "in", relation
+    return (OBSERVATIONS, None) if fact.get("object") in places else ("out", relation)
 
 
 def _key(direction: str, relation: str | None) -> str:
-    return FORGOTTEN if relation is None else f"{direction}-{file_key(relation)}"
+    if direction in (FORGOTTEN, OBSERVATIONS):
+        return direction
+    return f"{direction}-{file_key(relation or '')}"
 
 
 def table_pages(page: str, what: str, rows: int) -> list[str]:
@@ -112,19 +113,24 @@ def chunks(sizes: list[int], most: int, budget: int) -> list[tuple[int, int]]:
 
 
 def plan_entity(entity_id: str, page: str, facts: list[dict[str, Any]], order: dict[str, int],
-                size: Callable[[dict[str, Any]], int], fits: bool = False) -> EntityPlan:
+                size: Callable[[dict[str, Any]], int], fits: bool = False,
+                places: dict[str, int] | None = None) -> EntityPlan:
     """Group `facts` (those naming the entity) and decide which page each card is on; `fits`: all
-    of them are known to fit on its own page (then no card is measured)."""
+    of them are known to fit on its own page (then no card is measured); `places`: observation id
+    -> its place in its entity's list, for every observation of the snapshot."""
+    places = places or {}
     groups: dict[tuple[str, str | None], FactGroup] = {}
     for fact in facts:
-        place = _group_of(entity_id, fact)
+        place = _group_of(entity_id, fact, places)
         if place not in groups:
             groups[place] = FactGroup(*place, [])
         groups[place].facts.append(fact)
     # outgoing, then incoming, each by relation; the forgotten last
     ordered = [groups[place] for place in sorted(groups, key=lambda p: (_DIRECTION_ORDER[p[0]], p[1] or ""))]
     for group in ordered:
-        if len(group.facts) > 1:
+        if group.direction == OBSERVATIONS:   # the source's order: those it no longer holds where they were
+            group.facts.sort(key=lambda f: (places[f["object"]], order[f["id"]]))
+        elif len(group.facts) > 1:
             group.facts.sort(key=lambda f: (STATUS_ORDER.get(f.get("status"), 9), order[f["id"]]))
         if fits:
             group.preview = len(group.facts)
@@ -169,8 +175,10 @@ class SitePlans:
     """
 
     def __init__(self, pages: dict[str, str], facts_of: Callable[[str], list[dict[str, Any]]],
-                 facts: dict[str, dict[str, Any]], order: dict[str, int], size: Callable[[dict[str, Any]], int]) -> None:
+                 facts: dict[str, dict[str, Any]], order: dict[str, int], size: Callable[[dict[str, Any]], int],
+                 places: dict[str, int] | None = None) -> None:
         self.pages = pages              # entity id -> its page, in the order the pages were named
+        self._places = places or {}     # observation id -> its place in its entity's list (no page of its own)
         self._facts_of = facts_of
         self._facts = facts             # fact id -> fact
         self._order = order             # fact id -> its place in the snapshot
@@ -186,7 +194,7 @@ class SitePlans:
             return self._plans[entity_id]
         except KeyError:
             plan = self._plans[entity_id] = plan_entity(entity_id, self.pages[entity_id], self._facts_of(entity_id),
-                                                        self._order, self._size, self._fits(entity_id))
+                                                        self._order, self._size, self._fits(entity_id), self._places)
             return plan
 
     def _fits(self, entity_id: str) -> bool:

@@ -39,6 +39,19 @@ def validity(valid_from: str | None, valid_to: str | None, unknown: str = "valid
     return unknown
 
 
+# a fact's status as one mark (static/fact_text.js STATUS_MARKS)
+STATUS_MARKS = {"current": "\u25cf", "superseded": "\u25cb", "retracted": "\u00d7", "candidate": "?"}
+
+
+def observation_source(fact: dict[str, Any]) -> str:
+    """What an observation's card would repeat, in words: its evidence (each import of a file cites
+    the file's digest then), validity, who wrote it and when (static/detail_panel.js observationSource)."""
+    evidence = fact.get("evidence") or []
+    return " \u00b7 ".join((", ".join(map(str, evidence)) if evidence else "no evidence recorded",
+                            validity(fact.get("valid_from"), fact.get("valid_to")), f"by {fact.get('actor') or 'unknown'}",
+                            f"recorded {short_record_time(fact.get('recorded_at'))}"))
+
+
 class SiteItems:
     """Renders and remembers the repeated items of a site (from their models, site/models.py), for
     pages in one folder.
@@ -155,6 +168,54 @@ class SiteItems:
                      + (f'<span class="fact-origin">{once(merged_from(origin))}</span>' if (origin := fact.get("origin")) else "")
                      + '</p></article>')
         return "".join(parts)
+
+    # -- observations -------------------------------------------------------------------------
+    def observations(self, cards: tuple[Card, ...], start: int, end: int) -> str:
+        """An entity's observations `start` to `end` (of all, in their source's order): each source said
+        once (what every card would repeat), then each observation's text, numbered among those its
+        source still holds; one it no longer holds keeps its place, marked, without a number. The
+        report's panel lists them the same way (static/detail_panel.js observationList)."""
+        sources: dict[str, int] = {}
+        numbered: list[tuple[Card, int | None, int]] = []
+        held = 0
+        for card in cards:
+            fact = card.fact.record
+            words = observation_source(fact)
+            source = sources.setdefault(words, len(sources) + 1)
+            retired = shown_status(fact) in ("superseded", "retracted")
+            held += not retired
+            numbered.append((card, None if retired else held, source))
+        several = len(sources) > 1
+        lines = "".join(f'<p class="observation-source fact-meta">'
+                        + (f'<span class="source-number">source {number}</span>' if several else "")
+                        + f'{escaped(words)}</p>' for words, number in sources.items())
+        items = "".join(self._observation(card, number, source if several else None)
+                        for card, number, source in numbered[start:end])
+        return f'<div class="observation-sources">{lines}</div><ol class="observation-list">{items}</ol>'
+
+    def _observation(self, card: Card, number: int | None, source: int | None) -> str:
+        fact = card.fact.record
+        fid, status = fact["id"], shown_status(fact)
+        parts = [f'<li class="observation-item"{self._anchor(fid)}>']
+        if number is None:   # no longer held: its status as its mark, and no number
+            parts.append('<div class="fact-row observation-row is-retired"><span class="observation-number" aria-hidden="true">'
+                         f'</span><span class="observation-text">{escaped(card.object.name)}</span>{self._mark(status)}')
+        else:
+            parts.append(f'<div class="fact-row observation-row"><span class="observation-number">{number}.</span>'
+                         f'<span class="observation-text">{escaped(card.object.name)}</span>')
+        if fact.get("contested"):
+            parts.append(self._mark("contested", "\u26a0"))
+        if source is not None:
+            parts.append(f'<span class="source-number" title="source {source}">{source}</span>')
+        parts.append(f'<a class="fact-id" href="{escaped(self.graph_href("fact", fid))}">{escaped(fid[:8])}</a></div></li>')
+        return "".join(parts)
+
+    def _mark(self, status: str, glyph: str | None = None) -> str:
+        """A status as one mark, named for a screen reader and a tooltip (static/fact_text.js statusMark)."""
+        named = self.escaped_once(status)
+        glyph = glyph or STATUS_MARKS.get(status, STATUS_MARKS["current"])
+        return (f'<span class="mark mark-{named}" title="{named}"><span aria-hidden="true">{glyph}</span>'
+                f'<span class="visually-hidden">{named}</span></span>')
 
     def _contested_box(self, case: OpenContradiction) -> str:
         contradiction = case.record.record

@@ -75,12 +75,22 @@ class SiteModels:
             pass
         index = self.index
         entity = index.entities.get(entity_id) if isinstance(entity_id, str) else None
+        page = (self.pages.get(entity_id) or self._observation_page(entity_id)) if entity else None
         ref = Ref(entity_id if isinstance(entity_id, str) else None, index.name(entity_id) if entity else
-                  "(forgotten)", self.pages.get(entity_id) if entity else None,
-                  index.type_look(entity.get("type") if entity else None).color)
+                  "(forgotten)", page, index.type_look(entity.get("type") if entity else None).color)
         if isinstance(entity_id, str) or entity_id is None:
             self._refs[entity_id] = ref
         return ref
+
+    def _observation_page(self, entity_id: str) -> str | None:
+        """Where an observation is listed: at the fact that notes it, on its entity's page."""
+        if entity_id not in self.index.observation_places:
+            return None
+        for fact in self.index.facts_of(entity_id):
+            page = self.plans.get(fact["id"]) if fact.get("object") == entity_id else None
+            if page is not None:
+                return f"{page}#fact-{fact['id']}"
+        return None
 
     def fact_ref(self, fact_id: Any) -> FactRef:
         try:
@@ -212,6 +222,8 @@ class SiteModels:
         pages, plans, card = self.pages, self.plans, self.card
         for entity in self.snapshot["entities"]:
             eid = entity["id"]
+            if eid not in pages:   # an observation: listed on its entity's page
+                continue
             plan = plans[eid]
             target = entity.get("merged_into")
             yield EntityPage(
@@ -223,14 +235,17 @@ class SiteModels:
                 tuple(map(self.ledger_row, self.rows_naming(eid))))
 
     def entity_list_pages(self) -> Iterator[EntityListPage]:
-        """entities/index.html onwards: every entity (live ones by name, then merged ones), a page of
-        ENTITY_INDEX_PAGE rows each."""
-        facts_of = self.index.facts_of
-        by_name = sorted(self.snapshot["entities"], key=lambda e: (str(e.get("name") or "").casefold(), e["id"]))
+        """entities/index.html onwards: every entity (live ones by name, then merged ones; observations
+        are listed on their entities' pages), a page of ENTITY_INDEX_PAGE rows each."""
+        facts_of, observations = self.index.facts_of, self.index.observation_places
+        by_name = sorted((e for e in self.snapshot["entities"] if e["id"] in self.pages),
+                         key=lambda e: (str(e.get("name") or "").casefold(), e["id"]))
         live = [e for e in by_name if e.get("merged_into") is None]
         rows = []
         for entity in live + [e for e in by_name if e.get("merged_into") is not None]:
             facts = facts_of(entity["id"])
+            if observations:   # its facts as its page counts them: those noting its observations apart
+                facts = [f for f in facts if f.get("object") not in observations]
             rows.append(EntityRow(str(entity.get("name") or ""), str(entity.get("type")),
                                   self.type_class[entity["type"]], self.pages[entity["id"]], len(facts),
                                   sum(1 for f in facts if f.get("status") == "current"),

@@ -6,11 +6,12 @@ mcp_memory/file.py; importing it again and again, the history it never kept, is 
   (`person`, `people`, `developer` -> Person), or else is added as written.
 - A relation is a fact; its `relationType` becomes a relation name by one rule (`relation_name`),
   and the spelling it had, when that differs, is the fact's description.
-- An observation is a fact `entity --observation--> "001. text"` to a node of type Observation
-  of its own (one per entity and text, as the server keeps them). A fact, not the entity's
-  description, so that each observation has its own history (added, deleted, added again), its
-  own evidence and its own line in search and time travel; the number in front keeps the card
-  in the order they were made, because a card lists one relation's facts by name.
+- An observation is a fact `entity --observation--> text` to a node of type Observation of its
+  own (one per entity and text, as the server keeps them) that says its place in the entity's
+  list: an observation in the snapshot's sense (docs/snapshot-format.md), which viewers list under
+  its entity in the file's order and never count, rank or draw as an entity. A fact, not the
+  entity's description, so that each observation has its own history (added, deleted, added
+  again), its own evidence and its own line in search and time travel.
 - A name that a relation gives but no entity has (the server allows it) is an entity of type
   Unknown, described as such.
 """
@@ -27,6 +28,7 @@ OBSERVATION_RELATION = "observation"
 OBSERVATION_TYPE = "Observation"
 UNKNOWN_TYPE = "Unknown"
 FALLBACK_RELATION = "related_to"
+BLANK_OBSERVATION = "(a blank observation)"   # a name is never blank; the text is the node's id
 ACTOR = TOOL
 
 # entityType words (case-folded, singular) -> a type of the default ontology
@@ -61,7 +63,6 @@ _BY_KEY = {**{name.casefold(): name for name in _DEFAULTS}, **_SYNONYMS}
 _SEPARATORS = re.compile(r"[\s_-]+")
 _NOT_IN_RELATION = re.compile(r"[^\w.:-]+")
 _DASHES = re.compile(r"-{2,}")
-_ORDINAL = re.compile(r"(\d+)\. ")
 
 
 def type_for(entity_type: str) -> str:
@@ -93,23 +94,13 @@ def observation_node_id(entity_id: str, text: str) -> str:
     return derived_id(TOOL, "observation", entity_id, text)
 
 
-def observation_name(ordinal: int, text: str) -> str:
-    """`001. text`: three digits so that a card, which sorts by name, lists them in order."""
-    return f"{ordinal:03d}. {text}"
-
-
-def ordinal_of(name: str) -> int:
-    """The number an observation node's name starts with (0 if none)."""
-    match = _ORDINAL.match(name)
-    return int(match.group(1)) if match else 0
-
-
 @dataclass
 class Node:
     id: str
     name: str
     type: str
     description: str = ""
+    position: int | None = None   # an observation's place in its entity's list in the file, from 1
 
 
 @dataclass
@@ -159,7 +150,8 @@ def _observation(result: Stated, observed: dict[str, int], eid: str, text: str) 
     if node_id in result.nodes:
         return  # the server keeps an entity's observations unique; a hand edit may repeat one
     observed[eid] = observed.get(eid, 0) + 1
-    result.nodes[node_id] = Node(node_id, observation_name(observed[eid], text), OBSERVATION_TYPE)
+    result.nodes[node_id] = Node(node_id, text if text.strip() else BLANK_OBSERVATION, OBSERVATION_TYPE,
+                                 position=observed[eid])
     fid = fact_id(eid, OBSERVATION_RELATION, node_id)
     result.links[fid] = Link(fid, eid, OBSERVATION_RELATION, node_id, observation=text)
 
@@ -188,7 +180,8 @@ def read(memory: MemoryFile) -> SourceGraph:
     at, evidence = memory.modified_at, memory.evidence
     state = stated(memory)
     for node in state.nodes.values():
-        graph.entities.append(EntityRecord(node.id, node.name, node.type, at, at, node.description))
+        graph.entities.append(EntityRecord(node.id, node.name, node.type, at, at, node.description,
+                                           observation_position=node.position))
         graph.ledger.append(LedgerEvent(at, ACTOR, "entity", "entity", [node.id], {"type": node.type}))
     for link in state.links.values():
         graph.facts.append(FactRecord(link.id, link.subject, link.relation, link.object, [State(at, "current")],

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,13 +25,13 @@ from ... import corrections, functional, ontology, search
 from ...db import Tx
 from ...errors import Conflict
 from ...ids import normalize_name
-from . import (OBSERVATION_RELATION, OBSERVATION_TYPE, Link, Node, observation_name, ordinal_of,
-                                   stated, unknown_description)
+from . import OBSERVATION_RELATION, OBSERVATION_TYPE, Link, Node, stated, unknown_description
 from .file import TOOL, MemoryFile
 from ...memory import Memory
 from ...versions import FACT_WITH_STATE, insert_version
 
 ACTOR = f"import:{TOOL}"
+_NUMBERED = re.compile(r"(\d+)\. (.*)", re.S)   # an observation's name before observations had places
 
 
 def file_key(path: Path) -> str:
@@ -77,74 +77,111 @@ class _Changes:
         self.tx, self.memory = tx, memory
         self.stated = stated(memory)
         self.forgotten = {row[0] for row in tx.all("SELECT id FROM tombstones")}
-        self.entities = {row["id"]: row for row in tx.all("SELECT id, name, type, description FROM entities")}
+        self.entities = {row["id"]: dict(row) for row in tx.all(
+            "SELECT id, name, type, description, observation_position FROM entities")}
         self.facts = {row["id"]: _Fact(row["status"], row["actor"], json.loads(row["evidence"]), row["subject_id"],
                                        row["relation"])
                       for row in tx.all(FACT_WITH_STATE)}
         self.asserted: dict[tuple[str, str], list[str]] = {}   # (subject, relation) -> facts new in this import
         self.types: dict[str, str] = {}  # as written -> the ontology's spelling, added if new
-        self.counts = {"entities_added": 0, "retyped": 0, "asserted": 0, "restored": 0, "retracted": 0,
-                       "superseded": 0, "kept_forgotten": 0, "skipped_lines": len(memory.skipped)}
+        self.counts = {"entities_added": 0, "observations_added": 0, "retyped": 0, "placed": 0, "asserted": 0,
+                       "restored": 0, "retracted": 0, "superseded": 0, "kept_forgotten": 0,
+                       "skipped_lines": len(memory.skipped)}
 
     def write(self, *, first: bool) -> dict[str, Any]:
-        for node in self._numbered(self.stated.nodes.values()):
+        self._place_numbered()
+        places = self._places()
+        for node in self.stated.nodes.values():
             if node.id in self.forgotten:
                 self.counts["kept_forgotten"] += 1
             elif node.id in self.entities:
-                self._follow(node)
+                self._follow(node, places.get(node.id))
             else:
-                self._add(node)
+                self._add(node, places.get(node.id))
         for link in self.stated.links.values():
             self._state(link)
         self._retract_vanished()
         summary = {"source": TOOL, "file": self.memory.path.name, "file_digest": self.memory.digest,
                    "source_file": file_key(self.memory.path), **self.counts}
-        changed = any(self.counts[key] for key in ("entities_added", "retyped", "asserted", "restored", "retracted",
-                                                   "superseded"))
+        changed = any(self.counts[key] for key in ("entities_added", "observations_added", "retyped", "placed",
+                                                   "asserted", "restored", "retracted", "superseded"))
         if first or changed:
             self.tx.log("import", "dataset", [], **summary)
         return summary
 
-    def _numbered(self, nodes: Iterable[Node]) -> list[Node]:
-        """New observations numbered after every one their entity ever had here, so a card keeps
-        them in the order they were made (the file's numbering restarts when one is deleted)."""
-        last: dict[str, int] = {}
+    def _places(self) -> dict[str, int]:
+        """Where each observation the file states goes in its entity's list. One keeps its place
+        while the file keeps the order the dataset has (the server only appends and deletes);
+        a new one, or one the file moved (one added again goes last), takes the place after every
+        one its entity's observations ever had here, so no two share one, current or not."""
+        top = {row[0]: row[1] for row in self.tx.all(
+            "SELECT f.subject_id, max(o.observation_position) FROM facts f JOIN entities o ON o.id = f.object_id "
+            "WHERE f.relation = ? AND o.observation_position IS NOT NULL GROUP BY f.subject_id",
+            (OBSERVATION_RELATION,))}
+        places: dict[str, int] = {}
+        last: dict[str, int] = {}   # entity id -> the place of its observation the file stated last
+        for link in self.stated.links.values():   # in the file's order
+            if link.observation is None or link.object in self.forgotten:
+                continue
+            held = self.entities.get(link.object)
+            place = held["observation_position"] if held else None
+            before = last.get(link.subject, 0)
+            if place is None or place <= before:
+                place = top[link.subject] = max(top.get(link.subject, 0), before) + 1
+            places[link.object] = last[link.subject] = place
+        return places
+
+    def _place_numbered(self) -> None:
+        """An import made before observations had places named each `001. text`: it takes its
+        number as its place and its text as its name (once; `_places` then orders them)."""
         rows = self.tx.all(
-            "SELECT f.subject_id, o.name FROM facts f JOIN entities o ON o.id = f.object_id "
-            "WHERE f.relation = ? AND f.actor = ? AND o.type = ?", (OBSERVATION_RELATION, ACTOR, OBSERVATION_TYPE))
+            "SELECT o.id, o.name FROM facts f JOIN entities o ON o.id = f.object_id WHERE f.relation = ? "
+            "AND f.actor = ? AND o.type = ? AND o.observation_position IS NULL",
+            (OBSERVATION_RELATION, ACTOR, OBSERVATION_TYPE))
         for row in rows:
-            last[row["subject_id"]] = max(last.get(row["subject_id"], 0), ordinal_of(row["name"]))
-        text_of = {link.object: link for link in self.stated.links.values() if link.observation is not None}
-        numbered = []
-        for node in nodes:
-            link = text_of.get(node.id)
-            if link is not None and node.id not in self.entities and link.subject in last:
-                last[link.subject] += 1
-                node = Node(node.id, observation_name(last[link.subject], link.observation or ""), node.type)
-            numbered.append(node)
-        return numbered
+            numbered = _NUMBERED.fullmatch(row["name"])
+            if numbered:
+                self._place(row["id"], int(numbered[1]), numbered[2])
+
+    def _place(self, node_id: str, place: int, name: str | None = None) -> None:
+        held = self.entities[node_id]
+        name = held["name"] if name is None else name
+        self.tx.conn.execute(
+            "UPDATE entities SET name = ?, name_key = ?, observation_position = ?, updated_at = ? WHERE id = ?",
+            (name, normalize_name(name), place, self.tx.at, node_id))
+        if name != held["name"]:   # the search index holds the name, and each fact's text names it
+            search.index_entity(self.tx.conn, node_id)
+            for row in self.tx.all("SELECT id FROM facts WHERE object_id = ?", (node_id,)):
+                search.index_fact(self.tx.conn, row[0])
+        self.tx.log("place", "entity", [node_id], position=place)
+        held.update(name=name, observation_position=place)
+        self.counts["placed"] += 1
 
     def _type(self, name: str) -> str:
         if name not in self.types:
             self.types[name] = ontology.add_type(self.tx, name)
         return self.types[name]
 
-    def _add(self, node: Node) -> None:
+    def _add(self, node: Node, place: int | None) -> None:
         tx = self.tx
         type_name = self._type(node.type)
         tx.conn.execute(
-            """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            (node.id, node.name, normalize_name(node.name), type_name, node.description, tx.at, tx.at))
+            """INSERT INTO entities (id, name, name_key, type, description, created_at, updated_at, observation_position)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (node.id, node.name, normalize_name(node.name), type_name, node.description, tx.at, tx.at, place))
         search.index_entity(tx.conn, node.id)
-        tx.log("entity", "entity", [node.id], type=type_name)
-        self.entities[node.id] = {"id": node.id, "name": node.name, "type": type_name, "description": node.description}
-        self.counts["entities_added"] += 1
+        tx.log("entity", "entity", [node.id], type=type_name, **({} if place is None else {"position": place}))
+        self.entities[node.id] = {"id": node.id, "name": node.name, "type": type_name, "description": node.description,
+                                  "observation_position": place}
+        self.counts["entities_added" if place is None else "observations_added"] += 1
 
-    def _follow(self, node: Node) -> None:
+    def _follow(self, node: Node, place: int | None) -> None:
         """An entity the file re-typed (deleted and made again as another kind, or named only by a
-        relation before): its type follows the file, its description only if memlens wrote it."""
+        relation before): its type follows the file, its description only if memlens wrote it. An
+        observation the file moved takes its new place."""
         held = self.entities[node.id]
+        if place is not None and place != held["observation_position"]:
+            self._place(node.id, place)
         type_name = self._type(node.type)
         marker = unknown_description(self.memory)
         description = node.description if held["description"] in ("", marker) else held["description"]
