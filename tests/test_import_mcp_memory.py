@@ -572,3 +572,15 @@ def test_an_observations_text_is_never_taken_for_an_entitys_name(cli, home, tmp_
     tracked = [f for f in json.loads(cli("facts", "-d", "mcp", "--json").output) if f["relation"] == "tracks"]
     [task] = [e for e in dataset_snapshot(home)["entities"] if e["id"] == tracked[0]["object"]]
     assert (task["type"], "observation_position" in task) == ("Task", False)   # a new entity, no note
+
+
+def test_recall_answers_an_observation_with_the_fact_that_notes_it_not_as_an_entity(cli, home, memory_file: Path):
+    assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+    found = json.loads(cli("recall", "Invoices merchants monthly", "-d", "mcp", "--json").output)
+    names = {e["id"]: e["name"] for e in dataset_snapshot(home)["entities"]}
+    noted = [(names[f["subject"]], f["relation"], names[f["object"]]) for f in found["facts"]]
+    assert noted[0] == ("billing-service", "observation", "Invoices merchants monthly")
+    assert all(e["type"] != "Observation" for e in found["entities"])
+    # an entity the question names is still an answer of its own
+    named = json.loads(cli("recall", "billing service invoices", "-d", "mcp", "--json").output)
+    assert [e["name"] for e in named["entities"]][:1] == ["billing-service"]
