@@ -20,12 +20,15 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
 from . import reads
+from .observations import OBSERVATION_POSITION
 from .pages import Page, listed
 from .recall_intent import PER_RELATION, Asking, Intent, dataset_phrases, named_at, read_intent, relation_match
+from .schema import has_column
 from .words import content_words
 
 # Bounds on what one question may cost, whatever is sent: the characters read and the words
@@ -233,13 +236,25 @@ def _drop_type_only(conn: sqlite3.Connection, held: dict[str, dict[int, float]],
 
 
 def _entity_page(conn: sqlite3.Connection, entities: _Entities, page: Page) -> dict:
-    ordered = entities.ordered
+    """The entities that answer, best first. An observation (a note another tool kept on an entity)
+    is no answer of its own: matched, it brings in the fact that notes it, which answers."""
+    notes = _observations_among(conn, entities.masks)
+    ordered = [n for n in entities.ordered if n not in notes] if notes else entities.ordered
     shown = [entities[n] for n in ordered[page.offset:page.offset + page.limit]]
     rows = {row["n"]: row for row in conn.execute(
         "SELECT * FROM entities WHERE n IN (SELECT value FROM json_each(?))", (json.dumps([e.n for e in shown]),))}
     items = [dict(reads.entity_view(rows[e.n]), score=round(e.score, 4), why=_entity_why(e)) for e in shown
              if e.n in rows]
     return listed(len(ordered), items)
+
+
+def _observations_among(conn: sqlite3.Connection, matched: Iterable[int]) -> set[int]:
+    """Which of the `matched` rows of the entities table are observations (none in most memories,
+    and none in a store from before observations)."""
+    if not has_column(conn, "entities", OBSERVATION_POSITION):
+        return set()
+    return {n for (n,) in conn.execute(f"SELECT n FROM entities WHERE n IN (SELECT value FROM json_each(?)) "
+                                       f"AND {OBSERVATION_POSITION} IS NOT NULL", (json.dumps(list(matched)),))}
 
 
 def _entity_why(entity: _Entity) -> str:

@@ -572,3 +572,33 @@ def test_an_observations_text_is_never_taken_for_an_entitys_name(cli, home, tmp_
     tracked = [f for f in json.loads(cli("facts", "-d", "mcp", "--json").output) if f["relation"] == "tracks"]
     [task] = [e for e in dataset_snapshot(home)["entities"] if e["id"] == tracked[0]["object"]]
     assert (task["type"], "observation_position" in task) == ("Task", False)   # a new entity, no note
+
+
+def test_recall_answers_an_observation_with_the_fact_that_notes_it_not_as_an_entity(cli, home, memory_file: Path):
+    assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+    found = json.loads(cli("recall", "Invoices merchants monthly", "-d", "mcp", "--json").output)
+    names = {e["id"]: e["name"] for e in dataset_snapshot(home)["entities"]}
+    noted = [(names[f["subject"]], f["relation"], names[f["object"]]) for f in found["facts"]]
+    assert noted[0] == ("billing-service", "observation", "Invoices merchants monthly")
+    assert all(e["type"] != "Observation" for e in found["entities"])
+    # an entity the question names is still an answer of its own
+    named = json.loads(cli("recall", "billing service invoices", "-d", "mcp", "--json").output)
+    assert [e["name"] for e in named["entities"]][:1] == ["billing-service"]
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gexf"])
+def test_graph_exports_give_observations_as_their_entitys_attribute_not_as_nodes(cli, home, memory_file: Path,
+                                                                                 tmp_path: Path, fmt: str):
+    import networkx as nx
+
+    assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+    out = tmp_path / f"g.{fmt}"
+    written = cli("export", "--format", fmt, "-o", str(out), "-d", "mcp")
+    assert written.exit_code == 0, written.output
+    graph = nx.read_graphml(out) if fmt == "graphml" else nx.read_gexf(out)
+    labels = {data["label"]: data for _, data in graph.nodes(data=True)}
+    assert sorted(labels) == sorted(["billing-service", "Priya Natarajan", "payments-db", HOSTILE, "Stripe"])
+    assert labels["billing-service"]["observations"].split("\n") == file_order(STATES[0], "billing-service")
+    assert "observations" not in labels["Stripe"]                     # nothing noted on it in the file
+    relations = {data.get("relation") or data.get("label") for _, _, data in graph.edges(data=True)}
+    assert "depends_on" in relations and "observation" not in relations

@@ -13,9 +13,10 @@ import networkx as nx
 from networkx.readwrite.gexf import GEXFWriter
 
 from memlens.store.errors import InvalidInput
+from memlens.store.observations import OBSERVATION_POSITION
 
 from .atomic import write_named
-from .model.link_graph import drawable_facts, live_entities
+from .model.link_graph import counted_entities, drawable_facts
 from .model.palette import assign_looks, type_counts
 
 FORMATS = ("graphml", "gexf")
@@ -64,15 +65,19 @@ def _text(value: Any) -> str:
 
 
 def fact_graph(snapshot: dict[str, Any]) -> nx.MultiDiGraph:
-    """Live entities and their facts, with GraphML-safe attributes (strings, bools, floats; no None)."""
+    """Live entities and their facts, with GraphML-safe attributes (strings, bools, floats; no None).
+    Observations (notes another tool keeps on an entity) are no nodes: an entity's current ones are
+    its `observations` attribute, one a line, in their list's order."""
     graph = nx.MultiDiGraph(dataset=_text(snapshot.get("dataset")), hash=_text(snapshot.get("hash")),
                             generated_at=_text(snapshot.get("generated_at")), note=NOTE)
-    entities = live_entities(snapshot)
+    entities = counted_entities(snapshot)
     looks = assign_looks(type_counts(snapshot))
+    noted = _observations(snapshot)
     for entity in entities:
         graph.add_node(_text(entity["id"]), label=_text(entity.get("name")), type=_text(entity.get("type")),
                        description=_text(entity.get("description")), color=looks[entity["type"]].color,
-                       created_at=_text(entity.get("created_at")), updated_at=_text(entity.get("updated_at")))
+                       created_at=_text(entity.get("created_at")), updated_at=_text(entity.get("updated_at")),
+                       **({"observations": "\n".join(noted[entity["id"]])} if entity["id"] in noted else {}))
     for fact in drawable_facts(snapshot, {e["id"] for e in entities}):
         graph.add_edge(_text(fact["subject"]), _text(fact["object"]), key=_text(fact["id"]),
                        label=_text(fact.get("relation")), relation=_text(fact.get("relation")),
@@ -84,3 +89,16 @@ def fact_graph(snapshot: dict[str, Any]) -> nx.MultiDiGraph:
                        retired_at=_text(fact.get("retired_at")), superseded_by=_text(fact.get("superseded_by")),
                        reason=_text(fact.get("reason")))
     return graph
+
+
+def _observations(snapshot: dict[str, Any]) -> dict[str, list[str]]:
+    """Entity id -> the texts of its current observations, in their list's order."""
+    places = {e["id"]: (e[OBSERVATION_POSITION], e.get("name")) for e in snapshot["entities"]
+              if e.get(OBSERVATION_POSITION) is not None}
+    if not places:
+        return {}
+    found: dict[str, list[tuple[int, str]]] = {}
+    for fact in snapshot["facts"]:
+        if fact.get("status") == "current" and fact.get("object") in places:
+            found.setdefault(fact["subject"], []).append(places[fact["object"]])
+    return {entity_id: [_text(text) for _, text in sorted(notes)] for entity_id, notes in found.items()}
