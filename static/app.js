@@ -98,10 +98,12 @@ async function startReport() {
   function selectEntityNow(entity, options) {
     view.selected = entity || null;
     highlighted = null;
-    if (entity && options && options.focus) graph.focus(entity, coveredRight);
-    else if (!entity) graph.clearSelection();
+    // what is measured, measured before the panel is drawn: after, each read forced a layout of it
+    const covered = entity ? coveredRight() : 0;
+    if (entity && options && options.focus) graph.focus(entity, covered);
+    else if (entity) graph.keepLeftOf(entity, covered);
+    else graph.clearSelection();
     render();
-    if (entity && !(options && options.focus)) graph.keepLeftOf(entity, coveredRight());
     if (entity && options && options.focus) showTab("graph");
     rememberInAddress(entity ? deepLink("entity", entity.id) : "");
   }
@@ -127,10 +129,11 @@ async function startReport() {
   }
 
   // On a narrow screen the panel slides over the graph's right side (report.css): how far it reaches.
+  // Its width, not its box (while it slides in, its box is still moving), which its content does not
+  // change (report.css sets it): read before the panel is drawn, when the page's layout is still clean.
   const detail = byId("detail");
-  // (its width, not its box: while it slides in, its box is still moving)
   function coveredRight() {
-    return view.selected && getComputedStyle(detail).position === "absolute" ? detail.offsetWidth : 0;
+    return getComputedStyle(detail).position === "absolute" ? detail.offsetWidth : 0;
   }
 
   const tip = createFactTip(memory, view, byId("graph").parentElement);

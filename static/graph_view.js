@@ -559,15 +559,14 @@ function createGraphView(memory, view, container, events, tip) {
     });
   }
 
-  // `coveredRight()`: how many px of the graph's right side the detail panel covers once drawn
-  // (a narrow screen); the entity is centred in what is left.
-  function focus(entity, coveredRight) {
+  // `covered`: how many px of the graph's right side the detail panel covers once drawn (a narrow
+  // screen); the entity is centred in what is left.
+  function focus(entity, covered = 0) {
     keepFitted = false;
     batch(() => {
       if (!drawnEntities.has(entity.index)) reveal(entity);
       canvas.select(entity.id);
     });
-    const covered = coveredRight ? coveredRight() : 0;
     canvas.focus(entity.id, { scale: Math.max(canvas.scale(), 1.1), offset: { x: -covered / 2, y: 0 },
                                animation: { duration: 350, easingFunction: "easeInOutQuad" } });
   }

@@ -308,3 +308,42 @@ def test_without_javascript_every_tab_says_what_it_needs_and_shows_what_it_can(b
         assert page.locator("#ledger-rows tr").count() > 10 and page.locator("#ledger-filters").is_visible()
     finally:
         on.close()
+
+
+NODE_ON_SCREEN = """(name) => { const network = window.memlens.network;
+    const entity = window.memlens.memory.entities.find((e) => e.name === name);
+    const at = network.canvasToDOM(network.getPositions([entity.id])[entity.id]);
+    return { x: at.x, y: at.y, id: entity.id }; }"""
+
+
+def test_a_name_clicked_where_the_panel_opens_moves_into_the_graphs_free_part(browser, reports):
+    """At 1280 px the panel slides over the graph's right side: an entity clicked there is moved left
+    of it (the panel's width is read before the panel is drawn); one clicked in the free part stays."""
+    opened = open_report(browser, reports["demo"])
+    try:
+        page = opened.page
+        graph = page.locator("#graph").bounding_box()
+        for name, x in (("Stripe", graph["width"] - 60), ("Redis", graph["width"] / 3)):
+            page.evaluate("() => window.memlens.selectEntityById(null)")
+            at = page.evaluate(NODE_ON_SCREEN, name)
+            page.evaluate("""([id, x, y]) => { const network = window.memlens.network, scale = network.getScale();
+                const position = network.getPositions([id])[id], centre = network.DOMtoCanvas({ x: x, y: y });
+                const view = network.getViewPosition();
+                network.moveTo({ position: { x: view.x + position.x - centre.x, y: view.y + position.y - centre.y }, scale });
+            }""", [at["id"], x, graph["height"] / 2])
+            page.wait_for_timeout(100)
+            before = page.evaluate(NODE_ON_SCREEN, name)
+            assert before["x"] == pytest.approx(x, abs=2)
+            page.mouse.click(graph["x"] + before["x"], graph["y"] + before["y"])     # the real mouse
+            page.wait_for_timeout(600)                                           # the 250 ms move, the slide
+            assert page.evaluate("() => window.memlens.view.selected.name") == name
+            panel = page.locator("#detail").bounding_box()
+            after = page.evaluate(NODE_ON_SCREEN, name)
+            assert panel["x"] < graph["x"] + graph["width"] - 300                # the panel is over the graph
+            if x > graph["width"] / 2:
+                assert graph["x"] + after["x"] < panel["x"] - 20                 # moved clear of it
+            else:
+                assert after["x"] == pytest.approx(before["x"], abs=2)           # left where it was
+        assert opened.console_errors == []
+    finally:
+        opened.close()
