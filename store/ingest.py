@@ -25,7 +25,7 @@ from .functional import KeyHistory, Value
 from .holdings import Held, holding_of
 from .ids import entity_id, fact_id, holding_id, normalize_name, short
 from .ontology import relation_name
-from .resolve import Candidate, Names, choose
+from .resolve import Candidate, KeptNames, Names, choose
 from .schema import AUTO_REASON
 from .search import entity_about, fact_text
 from .versions import FACT_WITH_STATE, STATE_COLUMNS
@@ -38,16 +38,20 @@ _SHORT_ID = re.compile(r"[0-9a-f]{8}[0-9a-f-]{0,28}")
 
 
 def remember(tx: Tx, items: Iterable[FactInput], *, override_forgotten: bool = False, new: bool = False,
-             each: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+             each: Callable[[Outcome], None] | None = None, kept: KeptNames | None = None) -> list[Outcome]:
     """Assert every item in order, all or none; `each` hears of every outcome as it is worked out.
-    `new`: create entities whose names are near misses of existing ones (entities.check_new)."""
-    batch = _Batch(tx, list(items), override_forgotten, new)
+    `new`: create entities whose names are near misses of existing ones (entities.check_new).
+    `kept`: the store's names as a long-lived caller keeps them between writes."""
+    started_at = kept.head(tx.conn) if kept is not None else None
+    batch = _Batch(tx, list(items), override_forgotten, new, kept)
     outcomes = []
     for item in batch.items:
         outcomes.append(batch.assert_fact(item))
         if each is not None:
             each(outcomes[-1])
     batch.write()
+    if kept is not None:   # a batch changes names only by creating entities
+        kept.after(tx.conn, started_at, batch.all_names)   # a new name is always looked up in all_names
     return outcomes
 
 
@@ -105,8 +109,9 @@ class _Fact:
 
 
 class _Batch:
-    def __init__(self, tx: Tx, items: list[FactInput], override: bool, new: bool) -> None:
+    def __init__(self, tx: Tx, items: list[FactInput], override: bool, new: bool, kept: KeptNames | None = None) -> None:
         self.tx, self.conn, self.at, self.items, self.override, self.new = tx, tx.conn, tx.at, items, override, new
+        self.kept = kept
         self.ledger = ledger.Pending(self.conn, self.at, tx.actor)
         self.types: dict[str, str] = {}
         for (name,) in self.conn.execute("SELECT name FROM types"):
@@ -365,7 +370,7 @@ class _Batch:
             if by_id is not None:
                 return by_id, ()
         if self.all_names is None:
-            self.all_names = Names.read(self.conn)
+            self.all_names = self.kept.take(self.conn) if self.kept is not None else Names.read(self.conn)
             for entity in self.created:
                 self.all_names.add(entity.id, entity.name, entity.type)
         resolved = self.all_names.resolve(name)

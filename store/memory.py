@@ -19,6 +19,7 @@ from .errors import Conflict
 from .facts import FactInput, Outcome
 from .maintenance import Candidate
 from .opening import check_can_make, open_for_reading, open_for_writing, remove_store_files
+from .resolve import KeptNames
 from .timefmt import parse_instant, parse_valid_time, utc_now
 from .snapshot.seal import sealed
 from .temporaries import leftovers, remove, temporary_beside
@@ -45,6 +46,7 @@ class Memory:
         # worklist and the snapshot then carry the facts whose evidence changed there (store/evidence.py).
         self.repository: Path | None = None
         self.evidence_note: str | None = None   # why the last check did not check everything
+        self.kept_names = KeptNames()   # the names a near-miss check reads, kept between this memory's writes
         self.clock = clock
         # A new store is made beside its path and moved there when its first write commits, so a
         # first write that fails (a typo in a fact) leaves nothing, and no process finds it half made.
@@ -140,7 +142,8 @@ class Memory:
         """Assert facts, all or none; `each` hears of every fact as it is written (for progress).
         A new entity whose name is a near miss of an existing one's is refused (NearMiss) unless `new`."""
         with self.writing() as tx:
-            return ingest.remember(tx, items, override_forgotten=override_forgotten, new=new, each=each)
+            return ingest.remember(tx, items, override_forgotten=override_forgotten, new=new, each=each,
+                                   kept=self.kept_names)
 
     def describe(self, name: str, description: str) -> str:
         with self.writing() as tx:

@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from . import ledger
 from .errors import Ambiguous
 from .ids import normalize_name
 from .observations import not_an_observation
@@ -255,6 +256,41 @@ class Names:
                       for id_, why in found.items()
                       if not wanted or self.entities[id_].type.casefold() == wanted]
         return tuple(candidates[:CANDIDATES_SHOWN])
+
+
+class KeptNames:
+    """A store's `Names` kept between writes by a long-lived process (the MCP server): reading every
+    name costs 70-100 ms at 10,000 entities, at each new name a write brings. They are kept with the
+    ledger's head they were true at: every write adds a ledger row, so the same head is the same
+    entities. A batch that changed names only by creating entities (ingest's) keeps them again, with
+    its creations added, at the head it leaves; if that never commits, the head is not the store's
+    and the names are read anew."""
+
+    def __init__(self) -> None:
+        self._names: Names | None = None
+        self._head: str | None = None
+
+    def take(self, conn: sqlite3.Connection) -> Names:
+        """The names as the store holds them now (inside the caller's transaction); the caller may
+        add to them, and they are no longer kept until `keep`."""
+        names, self._names = self._names, None
+        if names is None or self._head != ledger.head(conn):
+            return Names.read(conn)
+        names.spelling_left = SPELLING_BUDGET   # each write has its own budget
+        return names
+
+    def head(self, conn: sqlite3.Connection) -> str | None:
+        """The store's head as a batch starts, if names are kept (what `after` checks them against)."""
+        return ledger.head(conn) if self._names is not None else None
+
+    def after(self, conn: sqlite3.Connection, started_at: str | None, taken: Names | None) -> None:
+        """After a batch that changed names only by creating entities, before its commit: the names it
+        `taken` (its creations added as it made them), or else, since it made none, those kept at the
+        head it `started_at`, are the store's at its head now."""
+        if taken is None and (self._names is None or started_at is None or self._head != started_at):
+            self._names = None
+            return
+        self._names, self._head = taken or self._names, ledger.head(conn)
 
 
 # Two names count as one's words inside the other's only where few names hold those words: a word

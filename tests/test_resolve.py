@@ -95,6 +95,30 @@ def test_names_that_differ_in_a_number_or_a_type_are_no_near_miss(memory):
     assert len(memory.snapshot()["entities"]) == 6
 
 
+def test_a_long_lived_memory_sees_every_name_written_since_by_itself_or_another(memory, tmp_path: Path):
+    """As the MCP server holds one memory open: its near-miss check knows the names its own writes
+    made (with facts only, without names, between them), another process's, and none it rolled back."""
+    memory.remember([FactInput("billing", "runs_on", "kubernetes", "Service", "Environment")])
+    memory.remember([FactInput("Priya Natarajan", "owns", "billing", "Person", None)])       # reads the names
+    memory.remember([FactInput("billing", "depends_on", "kubernetes", None, None)])          # no new name
+    memory.remember([FactInput("Sam Okonkwo", "owns", "kubernetes", "Person", None)])        # its own new name
+    with Memory(memory.path, actor="test:other") as other:                                  # another writer
+        other.remember([FactInput("Dana Whitfield", "owns", "billing", "Person", None)])
+    with pytest.raises(NearMiss) as refused:
+        memory.remember([FactInput("Dana Whitfeld", "reviews", "billing", "Person", None)])
+    assert [c.name for c in refused.value.candidates] == ["Dana Whitfield"]
+    memory.remember([FactInput("Lena Marchetti", "owns", "billing", "Person", None)])
+    memory.remember([FactInput("billing", "depends_on", "kubernetes", None, None)])          # no new name
+    with pytest.raises(NearMiss) as refused:
+        memory.remember([FactInput("Sam Okonkow", "reviews", "billing", "Person", None)])
+    assert [c.name for c in refused.value.candidates] == ["Sam Okonkwo"]
+    with pytest.raises(NearMiss):       # a batch that fails after making a name leaves no trace of it
+        memory.remember([FactInput("Mira Castellano", "owns", "billing", "Person", None),
+                         FactInput("Lena Marchetty", "reviews", "billing", "Person", None)])
+    made = memory.remember([FactInput("Mira Castelano", "reviews", "billing", "Person", None)])
+    assert made and "Mira Castelano" in {e["name"] for e in memory.snapshot()["entities"]}   # no near miss then
+
+
 def test_relations_are_stored_in_snake_case_and_their_order_applies(cli):
     assert cli("functional", "Owned By", "-d", "t").exit_code == 0
     assert cli("remember", "svc:Service --owned by--> dana:Person", "--valid-from", "2025-01-01", "-d", "t").exit_code == 0
