@@ -120,6 +120,7 @@ class _Batch:
         self.next_entity_n = self.conn.execute("SELECT coalesce(max(n), 0) + 1 FROM entities").fetchone()[0]
         self.next_fact_n = self.conn.execute("SELECT coalesce(max(n), 0) + 1 FROM facts").fetchone()[0]
         self.names: dict[str, tuple[str, str]] = {}
+        self.found: dict[str, _Entity] = {}               # a name as written -> the entity it found
         self.fact_ids: dict[tuple[str, str, str], str] = {}
         self.entities: dict[str, _Entity] = {}          # by id: read from the store or created here
         self.by_key: dict[str, list[_Entity]] = defaultdict(list)   # name key -> the entities that have it
@@ -359,7 +360,18 @@ class _Batch:
 
     def _find(self, name: str) -> tuple[_Entity | None, tuple[Candidate, ...]]:
         """store/resolve.py's resolve, on what was read ahead and created since: the entity, or the
-        candidates a new entity of that name would be a near miss of."""
+        candidates a new entity of that name would be a near miss of. A name found once is that
+        entity for the rest of the batch (a batch creates entities, and a name that found one finds
+        it before any it creates), so a bulk ingest resolves each spelling once."""
+        found = self.found.get(name)
+        if found is None:
+            found, candidates = self._resolve(name)
+            if found is None:
+                return None, candidates
+            self.found[name] = found
+        return found, ()
+
+    def _resolve(self, name: str) -> tuple[_Entity | None, tuple[Candidate, ...]]:
         found = choose(name, self.by_key.get(self._named(name)[0], []), self._entity)
         if found is not None:
             return found.entity, ()

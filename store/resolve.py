@@ -184,8 +184,9 @@ class Names:
     entities: dict[str, _Entity] = field(default_factory=dict)
     by_fold: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     by_word: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    keys: list[str] = field(default_factory=list)       # folded names of live entities, for spelling
-    key_ids: list[str] = field(default_factory=list)
+    # folded names of live entities, and their ids, for spelling, by the numbers they hold: a near
+    # miss holds the same numbers (`node-1` is not a typo of `node-2`), so only those are compared
+    spellings: dict[tuple[str, ...], tuple[list[str], list[str]]] = field(default_factory=dict)
     rows: dict[str, sqlite3.Row] = field(default_factory=dict)
     spelling_left: int = SPELLING_BUDGET
 
@@ -213,8 +214,9 @@ class Names:
         for word in words(name):
             self.by_word[word].add(entity.live)
         if entity.live == id_ and entity.key:
-            self.keys.append(entity.key)
-            self.key_ids.append(id_)
+            keys, ids = self.spellings.setdefault(tuple(_DIGITS.findall(entity.key)), ([], []))
+            keys.append(entity.key)
+            ids.append(id_)
 
     def resolve(self, name: str, *, type_name: str | None = None) -> Resolution:
         """Folded by separators too, else the candidates (of `type_name`'s type, when given)."""
@@ -236,21 +238,21 @@ class Names:
         found: dict[str, str] = {}
         asked = words(name)
         if asked and any(len(word) > 1 for word in asked):
-            holding = set.intersection(*(self.by_word.get(word, set()) for word in asked))
+            # from the rarest word: a word many names hold ("service") is a set of thousands
+            holding = set.intersection(*sorted((self.by_word.get(word, set()) for word in asked), key=len))
             for id_ in sorted(holding):
                 found.setdefault(id_, "word")
         key = folded(name)
         allowed = edits_allowed(key)
-        if allowed and self.keys and self.spelling_left >= len(self.keys):
+        keys, ids = self.spellings.get(tuple(_DIGITS.findall(key)), ([], []))
+        if allowed and keys and self.spelling_left >= len(keys):
             process, Levenshtein = _rapidfuzz()
-            self.spelling_left -= len(self.keys)
-            digits = _DIGITS.findall(key)
-            near = process.extract(key, self.keys, scorer=Levenshtein.distance, score_cutoff=allowed,
+            self.spelling_left -= len(keys)
+            near = process.extract(key, keys, scorer=Levenshtein.distance, score_cutoff=allowed,
                                    limit=CANDIDATES_SHOWN * 4)
-            for _, distance, index in sorted(near, key=lambda hit: (hit[1], self.keys[hit[2]])):
-                if distance and _DIGITS.findall(self.keys[index]) == digits \
-                        and spelt_alike(name, self.entities[self.key_ids[index]].name):
-                    found.setdefault(self.key_ids[index], "spelling")
+            for _, distance, index in sorted(near, key=lambda hit: (hit[1], keys[hit[2]])):
+                if distance and spelt_alike(name, self.entities[ids[index]].name):
+                    found.setdefault(ids[index], "spelling")
         wanted = (type_name or "").strip().casefold()
         candidates = [Candidate(id_, self.entities[id_].name, self.entities[id_].type, why)
                       for id_, why in found.items()
