@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from . import reads
-from .observations import OBSERVATION_POSITION
+from .observations import OBSERVATION_POSITION, may_hold_observations
 from .pages import Page, listed
 from .recall_intent import PER_RELATION, Asking, Intent, dataset_phrases, named_at, read_intent, relation_match
-from .schema import has_column
 from .words import content_words
 
 # Bounds on what one question may cost, whatever is sent: the characters read and the words
@@ -251,7 +250,7 @@ def _entity_page(conn: sqlite3.Connection, entities: _Entities, page: Page) -> d
 def _observations_among(conn: sqlite3.Connection, matched: Iterable[int]) -> set[int]:
     """Which of the `matched` rows of the entities table are observations (none in most memories,
     and none in a store from before observations)."""
-    if not has_column(conn, "entities", OBSERVATION_POSITION):
+    if not may_hold_observations(conn):
         return set()
     return {n for (n,) in conn.execute(f"SELECT n FROM entities WHERE n IN (SELECT value FROM json_each(?)) "
                                        f"AND {OBSERVATION_POSITION} IS NOT NULL", (json.dumps(list(matched)),))}

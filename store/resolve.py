@@ -274,7 +274,7 @@ class KeptNames:
 
     def take(self, conn: sqlite3.Connection) -> Names:
         """The names as the store holds them now (inside the caller's transaction); the caller may
-        add to them, and they are no longer kept until `keep`."""
+        add to them, and they are no longer kept until `after` hands them back."""
         names, self._names = self._names, None
         if names is None or self._head != ledger.head(conn):
             return Names.read(conn)

@@ -21,11 +21,11 @@ import re
 from dataclasses import dataclass, field
 
 from ...ids import derived_id, fact_id
+from ...observations import OBSERVATION_TYPE
 from ..assembly import EntityRecord, FactRecord, LedgerEvent, SourceGraph, State
 from .file import TOOL, MemoryFile
 
 OBSERVATION_RELATION = "observation"
-OBSERVATION_TYPE = "Observation"
 UNKNOWN_TYPE = "Unknown"
 FALLBACK_RELATION = "related_to"
 BLANK_OBSERVATION = "(a blank observation)"   # a name is never blank; the text is the node's id

@@ -25,7 +25,8 @@ from ... import corrections, functional, ontology, search
 from ...db import Tx
 from ...errors import Conflict
 from ...ids import normalize_name
-from . import OBSERVATION_RELATION, OBSERVATION_TYPE, Link, Node, stated, unknown_description
+from ...observations import OBSERVATION_TYPE
+from . import OBSERVATION_RELATION, Link, Node, stated, unknown_description
 from .file import TOOL, MemoryFile
 from ...memory import Memory
 from ...versions import FACT_WITH_STATE, insert_version
