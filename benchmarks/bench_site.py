@@ -24,7 +24,7 @@ from pathlib import Path
 
 from compiled_memlens import compile_memlens
 
-BUDGETS = {"full_s": 25.0, "disk_gb": 1.0, "one_fact_s": 5.0}
+BUDGETS = {"full_s": 25.0, "disk_gb": 1.0, "one_fact_s": 3.5}   # one_fact_s: issue 40, serial on the 2-core machine
 
 # regenerate() as `memlens maintain` calls it: the snapshot, then the site (timed together), and
 # without the cyclic collector, as the command runs
