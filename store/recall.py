@@ -449,23 +449,28 @@ def _fact_page(conn: sqlite3.Connection, facts: _Ranked, question: Question, ent
     names = dict(conn.execute("SELECT n, name FROM entities WHERE n IN (SELECT value FROM json_each(?))",
                               (json.dumps([end for fact in shown for end in fact.ends]),)))
     by_id = {ids[fact.n]: fact for fact in shown if fact.n in ids}
+    notes = _observations_among(conn, [end for fact in shown for end in fact.ends if end in entities])
     items = []
     for view in reads.facts_by_id(conn, list(by_id)):
         fact = by_id[view["id"]]
-        items.append(dict(view, score=round(fact.score, 4), why=_fact_why(fact, question, entities, names)))
+        items.append(dict(view, score=round(fact.score, 4), why=_fact_why(fact, question, entities, names, notes)))
     return listed(len(facts), items)
 
 
-def _fact_why(fact: _Fact, question: Question, entities: _Entities, names: dict[int, str]) -> str:
+def _fact_why(fact: _Fact, question: Question, entities: _Entities, names: dict[int, str],
+              notes: set[int] = frozenset()) -> str:
     """Briefly: the entity the question names that this is a fact of, the other words the fact holds
-    (in the question's order), and the words found only in an end's description."""
-    parts, accounted = [], set()
+    (in the question's order), and the words found only in an end's description. An end in `notes`
+    is an observation: its text is what the fact says, so the words it holds are the fact's own."""
+    parts, accounted, noted = [], set(), set()
     ends = [end for end in dict.fromkeys(fact.ends) if end in entities]
     for end in ends:
-        if entities[end].named:
+        if end in notes:
+            noted |= set(entities[end].named)
+        elif entities[end].named:
             parts.append(f"a fact of {names[end]}")
             accounted |= set(entities[end].named)
-    held = [word for word in question.words if word in fact.words and word not in accounted]
+    held = [word for word in question.words if (word in fact.words or word in noted) and word not in accounted]
     if held:
         parts.append("matched: " + ", ".join(held))
     for end in ends:

@@ -580,10 +580,14 @@ def test_recall_answers_an_observation_with_the_fact_that_notes_it_not_as_an_ent
     names = {e["id"]: e["name"] for e in dataset_snapshot(home)["entities"]}
     noted = [(names[f["subject"]], f["relation"], names[f["object"]]) for f in found["facts"]]
     assert noted[0] == ("billing-service", "observation", "Invoices merchants monthly")
+    # the note's words are what the fact says, not an entity it is "a fact of"
+    assert found["facts"][0]["why"] == "matched: invoices, merchants, monthly"
     assert all(e["type"] != "Observation" for e in found["entities"])
     # an entity the question names is still an answer of its own
     named = json.loads(cli("recall", "billing service invoices", "-d", "mcp", "--json").output)
     assert [e["name"] for e in named["entities"]][:1] == ["billing-service"]
+    why = {names[f["object"]]: f["why"] for f in named["facts"]}
+    assert why["Invoices merchants monthly"] == "a fact of billing-service; matched: invoices"
 
 
 @pytest.mark.parametrize("fmt", ["graphml", "gexf"])
