@@ -97,12 +97,13 @@ class _Fact:
     valid_from: str | None
     valid_to: str | None
     functional: bool
+    recorded_at: str                             # when its current version was written
     contested: bool = False
     was: str | None = None
 
 
 _FACTS = """SELECT f.id, f.n, f.subject_id, s.name, f.relation, f.object_id, o.name, f.description,
-           v.valid_from, v.valid_to, coalesce(r.functional, 0)
+           v.valid_from, v.valid_to, coalesce(r.functional, 0), v.recorded_at
     FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
     JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
     LEFT JOIN relations r ON r.name = f.relation"""
@@ -164,9 +165,9 @@ class _Composer:
         return [self._fact(row) for row in self.conn.execute(f"{_FACTS} WHERE {where}", params)]
 
     def _fact(self, row: tuple) -> _Fact:
-        fid, n, subject_id, subject, relation, object_id, obj, description, valid_from, valid_to, functional = row
+        fid, n, subject_id, subject, relation, object_id, obj, description, valid_from, valid_to, functional, at = row
         return _Fact(fid, n, subject_id, subject, relation, object_id, obj, description or "", valid_from, valid_to,
-                     bool(functional), fid in self.contested)
+                     bool(functional), at, fid in self.contested)
 
     def screened(self, fact: _Fact) -> bool:
         """Whether `fact` may be shown; one that may not is counted as withheld, with its reason."""
@@ -471,7 +472,9 @@ def _facts_of(composer: _Composer, entity_id: str) -> tuple[list[_Fact], int]:
             f"AND v2.retired_at IS NULL WHERE f2.{column} = ? AND v2.status = 'current' ORDER BY f2.n DESC LIMIT ?)",
             (entity_id, FACTS_PER_ENTITY * 3))
     total = _degree(conn, entity_id) - composer.judged[entity_id]
-    newest.sort(key=lambda fact: -fact.n)
+    # newest first; the facts of one write (an import's observations) in the order it wrote them
+    newest.sort(key=lambda fact: fact.n)
+    newest.sort(key=lambda fact: fact.recorded_at, reverse=True)
     ordered = [*functional, *[f for f in newest if f.contested], *newest]
     return list({fact.id: fact for fact in ordered}.values()), total
 

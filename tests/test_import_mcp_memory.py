@@ -606,3 +606,17 @@ def test_graph_exports_give_observations_as_their_entitys_attribute_not_as_nodes
     assert "observations" not in labels["Stripe"]                     # nothing noted on it in the file
     relations = {data.get("relation") or data.get("label") for _, _, data in graph.edges(data=True)}
     assert "depends_on" in relations and "observation" not in relations
+
+
+def test_the_brief_gives_an_entitys_observations_in_the_files_order(cli, home, memory_file: Path):
+    assert cli("import", "--from", "mcp-memory", str(memory_file), "-d", "mcp").exit_code == 0
+    brief = cli("brief", "-d", "mcp", "--max-chars", "9000").output
+    lines = [line for line in brief.splitlines() if line.startswith("- billing-service observation ")]
+    assert [line.split(" observation ")[1].rsplit(" [", 1)[0] for line in lines] == file_order(STATES[0], "billing-service")
+    # a later write comes first: it is newer
+    assert cli("remember", "-d", "mcp", "billing-service --reads_from--> payments-db").exit_code == 0
+    brief = cli("brief", "-d", "mcp", "--max-chars", "9000").output
+    lines = [line for line in brief.splitlines() if line.startswith("- billing-service ") and "(" not in line]
+    assert lines[0].startswith("- billing-service reads_from payments-db")
+    assert [line.split(" observation ")[1].rsplit(" [", 1)[0] for line in lines if " observation " in line] == \
+        file_order(STATES[0], "billing-service")
