@@ -46,6 +46,9 @@ class Memory:
         # worklist and the snapshot then carry the facts whose evidence changed there (store/evidence.py).
         self.repository: Path | None = None
         self.evidence_note: str | None = None   # why the last check did not check everything
+        # this maintenance's evidence check, for the bundles its hooks write: (the ledger head it
+        # was made at, what it found); None outside `maintain` (a long-lived memory checks anew)
+        self._maintenance_check: tuple[str, list[Candidate]] | None = None
         self.kept_names = KeptNames()   # the names a near-miss check reads, kept between this memory's writes
         self.clock = clock
         # A new store is made beside its path and moved there when its first write commits, so a
@@ -234,15 +237,27 @@ class Memory:
         return found | {"facts": found["facts"]["items"], "entities": found["entities"]["items"]}
 
     def worklist(self) -> list[Candidate]:
+        return self._worklist()[0]
+
+    def _worklist(self) -> tuple[list[Candidate], list[Candidate] | None]:
+        """The worklist, and what of it the evidence check found (None: no repository to check)."""
         candidates = maintenance.worklist(self.conn)
-        if self.repository is not None:
-            stale, self.evidence_note = maintenance.stale_evidence(self.conn, self.repository)
-            candidates += stale
-        return candidates
+        if self.repository is None:
+            return candidates, None
+        stale, self.evidence_note = maintenance.stale_evidence(self.conn, self.repository)
+        return candidates + stale, stale
 
     def maintain(self) -> tuple[list[Candidate], list[hooks.HookResult]]:
-        """The worklist, then the after-maintenance hooks (which never undo it)."""
-        return self.worklist(), hooks.run_after_maintenance(self)
+        """The worklist, then the after-maintenance hooks (which never undo it). The evidence is
+        checked against the repository once: a bundle the hooks write of the same state takes what
+        the worklist found (the check runs git, up to half a minute in a large repository)."""
+        head = ledger.head(self.conn)   # read first: a write by another process meanwhile makes it stale, never wrong
+        candidates, stale = self._worklist()
+        self._maintenance_check = None if stale is None else (head, stale)
+        try:
+            return candidates, hooks.run_after_maintenance(self)
+        finally:
+            self._maintenance_check = None
 
     def types(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM types ORDER BY name")]
@@ -280,7 +295,10 @@ class Memory:
         lists those facts, for the viewer's mark on their cards."""
         if self.repository is None:
             return built
-        stale, self.evidence_note = maintenance.stale_evidence_in(built, self.repository)
+        if self._maintenance_check is not None and built["hash"] == "sha256:" + self._maintenance_check[0]:
+            stale = self._maintenance_check[1]
+        else:
+            stale, self.evidence_note = maintenance.stale_evidence_in(built, self.repository)
         built["maintenance"] = built["maintenance"] + [c.as_dict() for c in stale]
         built["evidence_check"] = {"changed": sorted(c.refs[0] for c in stale)}
         return built

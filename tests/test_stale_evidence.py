@@ -15,6 +15,7 @@ from memlens.store import maintenance
 from memlens.store.evidence import Cited, check, citation
 from memlens.store.facts import FactInput
 from memlens.store.memory import Memory
+from memlens.viewer.reading import read_bundle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -134,3 +135,29 @@ def test_the_projects_maintain_lists_them_and_its_report_and_site_mark_the_cards
     monkeypatch.chdir(elsewhere)
     assert "stale:" not in cli("maintain", "-d", project).output
     assert "stale:" in cli("maintain", "-d", project, "--repo", str(repo)).output
+
+
+def test_maintain_checks_the_evidence_once_and_the_bundle_it_writes_marks_what_it_found(cli, repo, tmp_path,
+                                                                                      monkeypatch):
+    monkeypatch.chdir(repo)
+    assert cli("remember", "billing:Service --owned_by--> dana:Person", "-e", "repo://CODEOWNERS#L1").exit_code == 0
+    assert cli("remember", "billing --listens_on--> port-8080:Config", "-e", "docs/ports.md").exit_code == 0
+    assert cli("bundles", "add", str(tmp_path / "memory.html"), "--format", "html").exit_code == 0
+    (repo / "CODEOWNERS").write_text("* @priya\n")
+    git(repo, "commit", "-qam", "new owner", at=datetime.now(timezone.utc).replace(year=datetime.now().year + 1).isoformat())
+    checks = []
+    real_check = maintenance.evidence.check
+    monkeypatch.setattr(maintenance.evidence, "check", lambda *a, **k: checks.append(1) or real_check(*a, **k))
+
+    shown = cli("maintain")
+    assert shown.exit_code == 0, shown.output
+    assert "stale:" in shown.output and "wrote" in shown.output
+    assert len(checks) == 1   # git ran for the worklist; the report took what it found
+    [owner] = [f["id"] for f in json.loads(cli("facts", "--json").output) if f["relation"] == "owned_by"]
+    assert read_bundle(tmp_path / "memory.html")["evidence_check"] == {"changed": [owner]}
+    # the next maintenance, with nothing written since, checks again: the repository may have moved on
+    (repo / "docs" / "ports.md").unlink()
+    again = json.loads(cli("maintain", "--json").output)["worklist"]
+    assert len(checks) == 2
+    assert sorted(row["summary"].split(":")[0] for row in again if row["kind"] == "stale") == \
+        ["billing --listens_on--> port-8080", "billing --owned_by--> dana"]
