@@ -9,7 +9,7 @@ from . import entities, functional, search
 from .versions import FACT_WITH_STATE, change_state, insert_version
 from .db import Tx
 from .errors import Forgotten, InvalidInput
-from .holdings import Held, holding_of
+from .holdings import Held, OthersHeld, holding_of
 from .ids import fact_id, holding_id, short
 from .ontology import relation_name
 from .timefmt import parse_valid_time
@@ -75,7 +75,8 @@ def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False, ne
     _refuse_forgotten(tx, fid, item, override_forgotten)
     holdings = tx.all(FACT_WITH_STATE + " WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?",
                       (subject_id, item.relation, object_id))
-    held = holding_of([_held(tx.conn, row) for row in holdings], item.valid_from, item.valid_to)
+    held = holding_of([_held(tx.conn, row) for row in holdings], item.valid_from, item.valid_to,
+                      _others_held(tx.conn, subject_id, item.relation, object_id))
     if held is not None:
         return _reassert(tx, next(row for row in holdings if row["id"] == held), item)
     if holdings:  # the value holds again after every earlier holding ended: a fact of its own
@@ -112,10 +113,26 @@ def _refuse_forgotten(tx: Tx, fid: str, item: FactInput, override: bool) -> None
         tx.conn.execute("DELETE FROM tombstones WHERE id = ?", (fid,))
 
 
+def _others_held(conn: sqlite3.Connection, subject_id: str, relation: str, object_id: str) -> OthersHeld | None:
+    """For a functional relation: whether a value other than `object_id` stands in [start, end)."""
+    if not functional.is_functional(conn, relation):
+        return None
+
+    def held(start: str, end: str) -> bool:
+        return conn.execute(
+            """SELECT 1 FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
+               WHERE f.subject_id = ? AND f.relation = ? AND f.object_id <> ?
+                 AND (v.status = 'current' OR (v.status = 'superseded' AND v.automatic))
+                 AND (v.valid_from IS NULL OR v.valid_from < ?) AND (v.valid_to IS NULL OR v.valid_to > ?)
+               LIMIT 1""", (subject_id, relation, object_id, end, start)).fetchone() is not None
+    return held
+
+
 def _held(conn: sqlite3.Connection, row: sqlite3.Row) -> Held:
     first = conn.execute("SELECT recorded_at FROM fact_versions WHERE fact_id = ? ORDER BY version LIMIT 1",
                          (row["id"],)).fetchone()[0]
-    return Held(row["id"], row["valid_from"], row["valid_to"], row["valid_from"] or first, row["arrival"])
+    return Held(row["id"], row["valid_from"], row["valid_to"], row["valid_from"] or first, row["arrival"],
+                row["status"] == "current")
 
 
 def _reassert(tx: Tx, existing: sqlite3.Row, item: FactInput) -> Outcome:

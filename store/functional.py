@@ -4,6 +4,7 @@ from __future__ import annotations
 import sqlite3
 from bisect import bisect_left, insort
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from . import contradictions
@@ -89,11 +90,16 @@ def _next_in_chain(values: list[sqlite3.Row], value: sqlite3.Row) -> sqlite3.Row
     return next(v for v in later if v["status"] == "current" or v["automatic"])
 
 
+def _place(value: sqlite3.Row) -> tuple[str, int]:
+    """Where a value stands in the order: by when it starts, then (on the same day) by arrival."""
+    return value["starts"], value["arrival"]
+
+
 def _slot_in(tx: Tx, values: list[sqlite3.Row], late: sqlite3.Row, successor: sqlite3.Row) -> None:
     """An earlier value that was automatically closed by `successor` now ends where `late` begins."""
     for earlier in values:
         if (earlier["status"] == "superseded" and earlier["superseded_by"] == successor["id"]
-                and earlier["automatic"] and earlier["starts"] < late["starts"]):
+                and earlier["automatic"] and _place(earlier) < _place(late)):
             change_state(tx, earlier["id"], superseded_by=late["id"],
                          valid_to=ends_by(earlier["valid_to"], late["valid_from"]))
             tx.log("supersede", "fact", [earlier["id"], late["id"]], automatic=True)
@@ -221,6 +227,17 @@ class KeyHistory:
                 self.add(value)
         return [self.values[value.id] for value in stored]
 
+    def stands_between(self, start: str, end: str, besides: Collection[str]) -> bool:
+        """Whether a value not in `besides` stands (current, or closed by the order) somewhere in
+        [start, end): a question asked rarely, so the key is read whole to answer it."""
+        if self.stored is not None:
+            self._take(self.stored.all())
+            self.stored = None
+        return any(value.id not in besides and (value.status == "current"
+                                                or (value.status == "superseded" and value.automatic))
+                   and (value.valid_from is None or value.valid_from < end)
+                   and (value.valid_to is None or value.valid_to > start) for value in self.values.values())
+
     def revalue(self, fid: str, valid_from: str | None, valid_to: str | None, first_recorded: str) -> None:
         """A current value said again with other dates: it may move in the order."""
         value = self.values[fid]
@@ -246,7 +263,7 @@ class KeyHistory:
             closed = sorted((self.values[fid] for fid in self.automatic_by.get(successor.id, ())),
                             key=lambda v: v.place)
             for earlier in closed:
-                if earlier.starts < loser.starts:
+                if earlier.place < loser.place:   # on the same day, the one that came first
                     moves.append(self._close(earlier, loser, ends_by(earlier.valid_to, loser.valid_from), slotted=True))
             moves.append(self._close(loser, successor, ends_by(loser.valid_to, successor.valid_from), slotted=False))
         return moves

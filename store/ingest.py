@@ -243,7 +243,11 @@ class _Batch:
         fid = self._fact_id(subject.id, item.relation, object_.id)
         self._refuse_forgotten(fid, item)
         holdings = self._holdings(subject, item.relation, object_)
-        held = holding_of([self._held(fact) for fact in holdings], item.valid_from, item.valid_to)
+        others_held = None
+        if item.relation in self.functional:
+            key, same = self._key(subject, item.relation), {fact.id for fact in holdings}
+            others_held = lambda start, end: key.stands_between(start, end, same)  # noqa: E731
+        held = holding_of([self._held(fact) for fact in holdings], item.valid_from, item.valid_to, others_held)
         if held is not None:
             return self._reassert(self.facts[held], item)
         if holdings:  # the value holds again after every earlier holding ended: a fact of its own
@@ -448,7 +452,7 @@ class _Batch:
     def _held(fact: _Fact) -> Held:
         state = fact.open.state
         return Held(fact.id, state["valid_from"], state["valid_to"], state["valid_from"] or fact.first_recorded,
-                    fact.arrival)
+                    fact.arrival, state["status"] == "current")
 
     def _fact(self, fid: str) -> _Fact | None:
         if fid in self.facts:

@@ -79,6 +79,36 @@ def test_a_return_that_arrives_late_is_slotted_between_its_neighbours(memory):
     assert memory.fact(bob)["superseded_by"] == again and memory.fact(again)["superseded_by"] == carol
 
 
+def test_a_present_value_said_to_start_over_other_values_time_is_a_holding_of_its_own(memory):
+    """Carol holds now, from 2026; "carol since 2025-03" cannot stretch her holding back over
+    alice's and bob's time (two owners at once): it is a holding of its own, slotted in the order
+    as a late value, and what was said of alice and bob holds where it does not clash."""
+    memory.declare_functional("owned_by")
+    alice, _ = owner(memory, "alice", "2025-01-01")
+    bob, _ = owner(memory, "bob", "2025-06-01")
+    carol, _ = owner(memory, "carol", "2026-01-01")
+
+    earlier, outcome = owner(memory, "carol", "2025-03-01")
+
+    assert earlier not in (alice, bob, carol) and outcome == "filed as history"
+    days = ("2025-02-01", "2025-04-01", "2025-07-01", "2026-02-01")
+    assert [owners_on(memory, day) for day in days] == [["alice"], ["carol"], ["bob"], ["carol"]]
+    assert memory.fact(alice)["valid_to"] == "2025-03-01" and memory.fact(earlier)["valid_to"] == "2025-06-01"
+    assert [f["id"] for f in memory.facts() if f["relation"] == "owned_by"] == [carol]
+
+
+def test_a_present_value_said_to_start_earlier_where_nothing_else_held_moves(memory):
+    memory.declare_functional("owned_by")
+    alice, _ = owner(memory, "alice", "2025-01-01", valid_to="2025-04-01")
+    carol, _ = owner(memory, "carol", "2026-01-01")
+
+    moved, outcome = owner(memory, "carol", "2025-06-01")
+
+    assert (moved, outcome) == (carol, "reasserted")
+    assert memory.fact(carol)["valid_from"] == "2025-06-01"
+    assert [owners_on(memory, day) for day in ("2025-02-01", "2025-05-01", "2025-07-01")] == [["alice"], [], ["carol"]]
+
+
 def test_a_batch_may_hold_a_value_twice(memory):
     memory.declare_functional("owned_by")
     outcomes = memory.remember([FactInput("svc", "owned_by", "alice", "Service", "Person", valid_from="2025-01-01"),
