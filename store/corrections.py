@@ -37,15 +37,14 @@ def restore(tx: Tx, ref: str, reason: str) -> list[str]:
 
     On a functional relation the order places it: a value that began after it closes it as
     before, and it closes the values before it. A value the order closed, whose successor still
-    holds, is refused: restoring it would stretch its interval over the successor's. Retract the
-    successor if it was wrong; a value that held again later is a new holding (remember it with
-    its valid_from)."""
+    holds, is refused: restoring it would stretch its interval over the successor's. Retracting
+    the successor, if it was wrong, makes the value hold again; a value that held again later is a
+    new holding (remember it with its valid_from)."""
     reason = _require_reason(reason)
     fact = get_fact(tx.conn, ref)
     if fact["status"] == "current":
         raise Conflict(f"fact {short(fact['id'])} is already current")
     is_functional = functional.is_functional(tx.conn, fact["relation"])
-    valid_to = fact["valid_to"]
     successor = _successor_set_by_the_order(tx, fact)
     if successor is not None:
         if is_functional and _stands(successor):
@@ -53,10 +52,9 @@ def restore(tx: Tx, ref: str, reason: str) -> list[str]:
             raise Conflict(
                 f"fact {short(fact['id'])} ended when {short(successor['fact_id'])} began{began}, "
                 f"which still holds: restoring it would stretch it over that value's time. If "
-                f"{short(successor['fact_id'])} was wrong, retract it, then restore this one; if this value held "
-                "again later, remember it again with --valid-from, as a holding of its own")
-        if successor["valid_from"] == valid_to:  # the end came from the value that replaced it: lift it,
-            valid_to = _next_start(tx, fact) if is_functional else None   # up to the next value's time
+                f"{short(successor['fact_id'])} was wrong, retract it: this value then holds again in its place; "
+                "if this value held again later, remember it again with --valid-from, as a holding of its own")
+    valid_to = functional.said_end(tx, fact, successor["valid_from"] if successor is not None else None)
     change_state(tx, fact["id"], status="current", superseded_by=None, reason=reason, valid_to=valid_to)
     tx.log("restore", "fact", [fact["id"]])
     if not is_functional:
@@ -71,21 +69,14 @@ def _successor_set_by_the_order(tx: Tx, fact: sqlite3.Row) -> sqlite3.Row | None
     return tx.one("SELECT * FROM fact_versions WHERE fact_id = ? AND retired_at IS NULL", (fact["superseded_by"],))
 
 
-def _next_start(tx: Tx, fact: sqlite3.Row) -> str | None:
-    """Where the next value of the fact's key that stands in the order begins, if one does."""
-    values = functional.StoredKey(tx.conn, fact["subject_id"], fact["relation"]).all()
-    place = next(value.place for value in values if value.id == fact["id"])
-    later = [value for value in values if value.place > place and (value.status == "current" or value.automatic)]
-    return min(later, key=lambda value: value.place).valid_from if later else None
-
-
 def _stands(version: sqlite3.Row) -> bool:
     """Whether a value is still in the functional order: current, or closed by the order itself."""
     return version["status"] == "current" or (version["status"] == "superseded" and bool(version["automatic"]))
 
 
-def retract(tx: Tx, ref: str, reason: str) -> str:
-    """Withdraw a fact as wrong; unlike forget, it stays readable as history."""
+def retract(tx: Tx, ref: str, reason: str) -> tuple[str, list[str]]:
+    """Withdraw a fact as wrong; unlike forget, it stays readable as history. Returns its id and
+    the values of a functional relation it had replaced by the order, which are reopened."""
     reason = _require_reason(reason)
     fact = get_fact(tx.conn, ref)
     if fact["status"] == "retracted":
@@ -93,4 +84,6 @@ def retract(tx: Tx, ref: str, reason: str) -> str:
     change_state(tx, fact["id"], status="retracted", superseded_by=None, reason=reason)
     tx.log("retract", "fact", [fact["id"]])
     contradictions.resolve_all_of(tx, fact["id"], "retracted", reason)
-    return fact["id"]
+    reopened = functional.reopen_closed_by(tx, fact["id"], fact["subject_id"], fact["relation"], fact["valid_from"],
+                                           f"{short(fact['id'])}, which replaced it, was retracted: {reason}")
+    return fact["id"], reopened

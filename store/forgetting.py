@@ -4,9 +4,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from . import contradictions, entities, search
+from . import contradictions, entities, functional, search
 from .db import Tx
-from .versions import change_state, get_fact
+from .versions import change_state, get_fact, open_version
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,7 @@ def _erase_fact(tx: Tx, fact: sqlite3.Row, *, keep_subject: bool) -> None:
         "UPDATE contradictions SET reason = '', resolution_reason = NULL WHERE fact_a = ? OR fact_b = ?", (fid, fid)
     )
     tx.conn.execute("UPDATE fact_versions SET reason = NULL WHERE fact_id = ?", (fid,))
+    began = open_version(tx.conn, fid)["valid_from"]
     change_state(tx, fid, status="forgotten", superseded_by=None, reason=None)
     search.unindex_fact(tx.conn, fact["n"])
     tx.conn.execute("DELETE FROM facts WHERE id = ?", (fid,))
@@ -106,3 +107,6 @@ def _erase_fact(tx: Tx, fact: sqlite3.Row, *, keep_subject: bool) -> None:
         (fid, fact["subject_id"] if keep_subject else None, tx.at, tx.actor),
     )
     tx.log("forget", "fact", [fid])
+    if keep_subject:   # as if never said: the values of a one-value relation it replaced hold again
+        functional.reopen_closed_by(tx, fid, fact["subject_id"], fact["relation"], began,
+                                    "the value that replaced it was forgotten")

@@ -12,7 +12,7 @@ from .db import Tx
 from .errors import InvalidInput
 from .ontology import relation_name
 from .schema import AUTO_REASON
-from .versions import change_state
+from .versions import change_state, get_fact
 
 
 def is_functional(conn: sqlite3.Connection, relation: str) -> bool:
@@ -105,6 +105,34 @@ def _slot_in(tx: Tx, values: list[sqlite3.Row], late: sqlite3.Row, successor: sq
             tx.log("supersede", "fact", [earlier["id"], late["id"]], automatic=True)
 
 
+def said_end(tx: Tx, fact: sqlite3.Row, successor_began: str | None) -> str | None:
+    """Where a value ends by what was said of it, before the order closed it: the end it had when it
+    last held (the order only ever shortens an end, and the settle that follows shortens it
+    again up to the next standing value). A value closed in the very write that said it never held:
+    an end at its successor's start came from that successor and is lifted."""
+    held = tx.one("SELECT valid_to FROM fact_versions WHERE fact_id = ? AND status = 'current' "
+                  "ORDER BY version DESC LIMIT 1", (fact["id"],))
+    if held is not None:
+        return held["valid_to"]
+    return None if fact["valid_to"] == successor_began else fact["valid_to"]
+
+
+def reopen_closed_by(tx: Tx, withdrawn: str, subject_id: str, relation: str, began: str | None,
+                     why: str) -> list[str]:
+    """The values the order closed with `withdrawn` (a value retracted or forgotten, which began at
+    `began`) hold again in their places, with the ends said of them, and the order settles;
+    returns the ids reopened. So every value the order closed has a successor in the order. A
+    value a judgement superseded stays as judged."""
+    if not is_functional(tx.conn, relation):
+        return []
+    reopened = sorted(value.id for value in StoredKey(tx.conn, subject_id, relation).closed_by(withdrawn))
+    for fid in reopened:
+        change_state(tx, fid, status="current", superseded_by=None, reason=why,
+                     valid_to=said_end(tx, get_fact(tx.conn, fid), began))
+        tx.log("restore", "fact", [fid], automatic=True)
+    if reopened:
+        settle(tx, subject_id, relation)
+    return reopened
 
 
 # -- one key in memory: the neighbourhood settle ------------------------------------------------

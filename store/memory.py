@@ -168,7 +168,8 @@ class Memory:
         with self.writing() as tx:
             return corrections.restore(tx, ref, reason)
 
-    def retract(self, ref: str, reason: str) -> str:
+    def retract(self, ref: str, reason: str) -> tuple[str, list[str]]:
+        """Withdraw a fact as wrong: its id, and the values it had replaced, reopened in their places."""
         with self.writing() as tx:
             return corrections.retract(tx, ref, reason)
 

@@ -150,9 +150,11 @@ def test_corrections_through_the_cli(cli):
     refused = cli("restore", sam, "--reason", "priya's move was cancelled")
     assert refused.exit_code == 1 and "still holds" in refused.output
     priya = json.loads(cli("facts", "--json").stdout)[0]["id"][:8]
-    assert cli("retract", priya, "--reason", "priya's move was cancelled").exit_code == 0
-    assert cli("restore", sam, "--reason", "priya's move was cancelled").exit_code == 0
+    retracted = cli("retract", priya, "--reason", "priya's move was cancelled")
+    assert retracted.exit_code == 0 and "[retracted]" in retracted.output
+    assert "reopened: " in retracted.output and "sam" in retracted.output.split("reopened: ")[1]
     assert [f["object_name"] for f in json.loads(cli("facts", "--json").stdout)] == ["sam"]
+    assert cli("restore", sam, "--reason", "again").exit_code == 1   # it already holds
 
     history = json.loads(cli("history", "billing", "--json").stdout)
     assert {f["object_name"] for f in history["facts"]} == {"dana", "priya", "sam"}

@@ -56,9 +56,43 @@ def test_restoring_a_value_the_order_replaced_is_refused_while_its_successor_hol
 
     # priya was wrong: retracted, dana's end (set by priya) is lifted and she is the present again
     memory.retract(priya.fact_id, "the reorg never happened")
-    assert memory.restore(dana.fact_id, "the reorg never happened") == []
     assert [f["object_name"] for f in memory.facts()] == ["dana"]
     assert memory.fact(dana.fact_id)["valid_to"] is None
+    assert [r["action"] for r in memory.history(dana.fact_id)["ledger"]][-1] == "restore"
+    with pytest.raises(Conflict, match="already current"):
+        memory.restore(dana.fact_id, "the reorg never happened")
+
+
+def test_retracting_a_value_reopens_what_the_order_closed_with_it_and_keeps_said_ends(memory):
+    memory.declare_functional("owned_by")
+    said = [("dana", "2025-01-01", "2025-04-01"), ("sam", "2025-04-01", None), ("lee", "2025-02-01", None),
+            ("priya", "2025-09-01", None)]
+    ids = {name: memory.remember([FactInput("billing", "owned_by", name, "Service", "Person",
+                                            valid_from=start, valid_to=end)])[0].fact_id for name, start, end in said}
+    # lee arrived late: history between dana and sam; priya is the present
+    assert [f["object_name"] for f in memory.facts()] == ["priya"]
+    assert memory.fact(ids["dana"])["valid_to"] == "2025-02-01"
+
+    memory.retract(ids["sam"], "sam never owned it")
+
+    # lee, closed by sam, holds again up to priya; dana stays closed by lee; a judged value is untouched
+    assert [f["object_name"] for f in memory.facts()] == ["priya"]
+    assert (memory.fact(ids["lee"])["status"], memory.fact(ids["lee"])["valid_to"]) == ("superseded", "2025-09-01")
+    assert memory.fact(ids["lee"])["superseded_by"] == ids["priya"]
+    assert [f["object_name"] for f in memory.facts(as_of_valid="2025-06-01")] == ["lee"]
+    assert [f["object_name"] for f in memory.facts(as_of_valid="2025-01-15")] == ["dana"]
+
+    memory.retract(ids["priya"], "a typo in the CODEOWNERS diff")
+    assert [f["object_name"] for f in memory.facts()] == ["lee"]
+    assert memory.fact(ids["lee"])["valid_to"] is None
+
+    # an end said of a value itself stays when its successor goes
+    [kim] = memory.remember([FactInput("ledger", "owned_by", "kim", "Service", "Person",
+                                       valid_from="2025-01-01", valid_to="2025-03-01")])
+    [ola] = memory.remember([FactInput("ledger", "owned_by", "ola", None, "Person", valid_from="2025-03-01")])
+    assert memory.fact(kim.fact_id)["superseded_by"] == ola.fact_id
+    memory.retract(ola.fact_id, "wrong service")
+    assert (memory.fact(kim.fact_id)["status"], memory.fact(kim.fact_id)["valid_to"]) == ("current", "2025-03-01")
 
 
 def test_a_restored_value_takes_its_own_place_in_valid_time(memory):

@@ -128,8 +128,10 @@ def test_forgetting_a_value_forgets_each_of_its_holdings(memory):
     done = memory.forget_fact(again)
 
     assert (done.fact_id, done.holdings) == (again, (alice,))
+    # as if alice was never said: bob, whom the order closed when alice came back, holds again
     assert {f["id"]: f["status"] for f in memory.facts(include_all=True)} == {
-        alice: "forgotten", again: "forgotten", bob: "superseded"}   # as it was judged
+        alice: "forgotten", again: "forgotten", bob: "current"}
+    assert memory.fact(bob)["valid_to"] is None and owners_on(memory, "2026-02-01") == ["bob"]
     with pytest.raises(Forgotten):
         owner(memory, "alice", "2027-01-01")
     assert owner(memory, "carol", "2027-01-01")[1] == "asserted"

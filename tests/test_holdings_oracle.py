@@ -3,8 +3,8 @@
 The model is a list of holdings (a value over an interval) changed by the rules as a person states
 them, with a copy kept after every write: "which value held at valid time v, as recorded at record
 time r" is then a look at the copy of time r. Random sequences of writes (values that return,
-late arrivals, values said with an end, said again inside their interval) and judgements
-(supersede, retract, restore) are run on a store and on the model, and `facts` with
+late arrivals, values said with an end, said again inside their interval), judgements
+(supersede, retract, restore) and forgetting are run on a store and on the model, and `facts` with
 --as-of-record, --as-of-valid and both must answer what the model answers, at every record time
 and at every month boundary.
 """
@@ -51,6 +51,8 @@ class Holding:
     status: str = "current"
     by: str | None = None
     automatic: bool = False
+    held: bool = False               # current at the end of some write
+    held_to: str | None = None       # its end then, the last time
 
     @property
     def place(self) -> tuple[str, int]:
@@ -80,6 +82,7 @@ class Key:
 
     def __init__(self) -> None:
         self.holdings: list[Holding] = []
+        self.forgotten: set[str] = set()   # values
         self.arrivals = 0
         self.recorded: list[tuple[str, list[Holding]]] = []
 
@@ -87,6 +90,8 @@ class Key:
         return next(h for h in self.holdings if h.id == id_)
 
     def say(self, value: str, valid_from: str | None, valid_to: str | None, at: str) -> str:
+        if value in self.forgotten:
+            raise Refused    # a forgotten value is said again only on purpose
         same = sorted((h for h in self.holdings if h.value == value), key=lambda h: h.place)
         target = None
         if same and valid_from is None:
@@ -143,23 +148,47 @@ class Key:
         if fact.status == "retracted":
             raise Refused
         fact.status, fact.by, fact.automatic = "retracted", None, False
+        self.reopen_closed_by(fact)
+
+    def forget(self, fact: Holding) -> None:
+        """Every holding of its value erased, at every record time; each reopens what it closed."""
+        self.forgotten.add(fact.value)
+        for gone in sorted((h for h in self.holdings if h.value == fact.value),
+                           key=lambda h: (h is not fact, h.arrival)):
+            self.holdings.remove(gone)
+            for _, held in self.recorded:
+                held[:] = [h for h in held if h.id != gone.id]
+            self.reopen_closed_by(gone)
+
+    def reopen_closed_by(self, withdrawn: Holding) -> None:
+        """The values the order closed with a withdrawn value hold again, with the ends said of
+        them, and the order settles."""
+        for fact in [h for h in self.holdings if h.status == "superseded" and h.automatic and h.by == withdrawn.id]:
+            fact.status, fact.by, fact.automatic, fact.valid_to = "current", None, False, self.said_end(fact, withdrawn)
+        self.settle()
+
+    @staticmethod
+    def said_end(fact: Holding, successor: Holding | None) -> str | None:
+        """The end it had when it last held; one closed in the write that said it never held, and
+        an end at its successor's start came from that successor."""
+        if fact.held:
+            return fact.held_to
+        return None if successor is not None and successor.valid_from == fact.valid_to else fact.valid_to
 
     def restore(self, fact: Holding) -> None:
         if fact.status == "current":
             raise Refused
-        valid_to = fact.valid_to
-        if fact.by and fact.automatic:
-            successor = self.by_id(fact.by)
-            if successor.stands():
-                raise Refused    # it would run over a value that still holds
-            if successor.valid_from == valid_to:
-                later = sorted((h for h in self.holdings if h is not fact and h.stands() and h.place > fact.place),
-                               key=lambda h: h.place)
-                valid_to = later[0].valid_from if later else None
-        fact.status, fact.by, fact.automatic, fact.valid_to = "current", None, False, valid_to
+        successor = self.by_id(fact.by) if fact.by and fact.automatic else None
+        if successor is not None and successor.stands():
+            raise Refused    # it would run over a value that still holds
+        fact.status, fact.by, fact.automatic = "current", None, False
+        fact.valid_to = self.said_end(fact, successor)
         self.settle()
 
     def keep(self, at: str) -> None:
+        for h in self.holdings:
+            if h.status == "current":
+                h.held, h.held_to = True, h.valid_to
         self.recorded.append((at, copy.deepcopy(self.holdings)))
 
     def answer(self, as_of_record: str | None, as_of_valid: str | None) -> set[str]:
@@ -189,6 +218,7 @@ operations = st.lists(st.one_of(
     st.tuples(st.just("supersede"), st.integers(0, 9), st.integers(0, 9)),
     st.tuples(st.just("retract"), st.integers(0, 9)),
     st.tuples(st.just("restore"), st.integers(0, 9)), st.tuples(st.just("restore"), st.integers(0, 9)),
+    st.tuples(st.just("forget"), st.integers(0, 9)),
 ), min_size=1, max_size=16)
 
 
@@ -199,19 +229,24 @@ def run(memory: Memory, key: Key, clock: SetClock, op: tuple) -> bool:
         _, value, start, length = op
         valid_from = None if start is None else month(start)
         valid_to = None if start is None or length is None else month(start + length)
-        expected = key.say(VALUES[value], valid_from, valid_to, at)
-        [outcome] = memory.remember([FactInput("svc", "owned_by", VALUES[value], "Service", "Person",
-                                               valid_from=valid_from, valid_to=valid_to)])
+        said = FactInput("svc", "owned_by", VALUES[value], "Service", "Person", valid_from=valid_from, valid_to=valid_to)
+        try:
+            expected = key.say(VALUES[value], valid_from, valid_to, at)
+        except Refused:
+            with pytest.raises(MemlensError, match="forgotten"):
+                memory.remember([said])
+            return False
+        [outcome] = memory.remember([said])
         assert outcome.fact_id == expected, (op, outcome)
         return True
     if not key.holdings:
         return False
-    pick = lambda i: key.holdings[i % len(key.holdings)]  # noqa: E731
+    fact, *other = [key.holdings[i % len(key.holdings)] for i in op[1:]]   # chosen before the model changes
     on_model, on_store = {
-        "supersede": (lambda: key.supersede(pick(op[1]), pick(op[2])),
-                      lambda: memory.supersede(pick(op[1]).id, pick(op[-1]).id, "judged")),
-        "retract": (lambda: key.retract(pick(op[1])), lambda: memory.retract(pick(op[1]).id, "wrong")),
-        "restore": (lambda: key.restore(pick(op[1])), lambda: memory.restore(pick(op[1]).id, "right after all")),
+        "supersede": (lambda: key.supersede(fact, other[0]), lambda: memory.supersede(fact.id, other[0].id, "judged")),
+        "retract": (lambda: key.retract(fact), lambda: memory.retract(fact.id, "wrong")),
+        "restore": (lambda: key.restore(fact), lambda: memory.restore(fact.id, "right after all")),
+        "forget": (lambda: key.forget(fact), lambda: memory.forget_fact(fact.id)),
     }[op[0]]
     try:
         on_model()
@@ -236,6 +271,8 @@ def run(memory: Memory, key: Key, clock: SetClock, op: tuple) -> bool:
 @example(ops=[("say", 1, 0, None), ("say", 0, 1, None), ("retract", 1), ("say", 0, 0, None)])
 # a value said again from the day of a holding the order left no time (it is that holding)
 @example(ops=[("say", 2, 0, 1), ("say", 2, 1, None), ("say", 0, 1, None), ("say", 2, 1, None)])
+# a value whose successor is retracted reopened: a value said from its day then closes it
+@example(ops=[("say", 1, 0, 1), ("say", 1, 1, None), ("retract", 1), ("say", 0, 0, None)])
 # two values from the same day: the one that came first ends where the later one begins
 @example(ops=[("say", 0, 1, None), ("say", 0, 0, 1), ("say", 1, 0, None)])
 def test_every_as_of_answer_agrees_with_the_plain_model(tmp_path_factory, ops):

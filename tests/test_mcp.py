@@ -171,7 +171,7 @@ def test_judgements_supersede_restore_and_retract_through_the_protocol(server):
     old, new, wrong = remember(server, fact("search", "uses", "elastic"), fact("search", "uses", "opensearch"),
                                fact("search", "uses", "kafka"))
     assert server.data("supersede", old=old, new=new, reason="migrated in PR 12") == {"superseded": old, "by": new}
-    assert server.data("retract", fact=wrong, reason="never used") == {"retracted": wrong}
+    assert server.data("retract", fact=wrong, reason="never used") == {"retracted": wrong, "reopened": []}
     statuses = {f["id"]: f["status"] for f in server.data("history", ref="search")["facts"]["items"]}
     assert statuses == {old: "superseded", new: "current", wrong: "retracted"}
     assert server.data("restore", fact=old[:8], reason="migration reverted")["restored"] == old

@@ -326,8 +326,9 @@ class MemoryTools:
         functional relation it is the present value unless a later value began after it.
 
         Call it when a judgement was wrong (the change was reverted). A value that a later one
-        closed, while that one still holds, is refused: retract the later value if it was wrong,
-        or remember the value again with valid_from for when it came back (a holding of its own).
+        closed, while that one still holds, is refused: retract the later value if it was wrong
+        (this one then holds again), or remember the value again with valid_from for when it came
+        back (a holding of its own).
 
         Example: {"fact": "1a2b3c4d", "reason": "the move to zoneinfo was reverted"}
         Answer: {"restored": "<id>", "status": "current", "superseded": ["<ids the order replaced>"]}
@@ -340,12 +341,14 @@ class MemoryTools:
         """Withdraw a fact that was never true. Unlike `forget`, it stays in the history as retracted.
 
         Call it when you or the user find that a stored fact was a mistake; when it was true once
-        and changed, use `supersede` instead.
+        and changed, use `supersede` instead. A value of a one-value relation (owned_by) that the
+        retracted one had replaced is reopened: it holds again in its place in time.
 
         Example: {"fact": "1a2b3c4d", "reason": "we never used Kafka"}
-        Answer: {"retracted": "<id>"}
+        Answer: {"retracted": "<id>", "reopened": ["<ids of the values it had replaced>"]}
         """
-        return answer({"retracted": self.existing.retract(fact, reason)})
+        retracted, reopened = self.existing.retract(fact, reason)
+        return answer({"retracted": retracted, "reopened": reopened})
 
     async def contest(
         self,

@@ -142,8 +142,8 @@ def restore(fact, reason, db, dataset, as_json, actor):
 
     On a functional relation the order places it: it is the present value unless a later one
     began after it. A value that a later one closed, while that one still holds, is refused
-    (its time would run over the later one's): retract the later value if it was wrong, or
-    remember this one again with --valid-from for when it came back.
+    (its time would run over the later one's): retract the later value if it was wrong (this
+    one then holds again), or remember this one again with --valid-from for when it came back.
 
     \b
     Example:
@@ -164,14 +164,22 @@ def restore(fact, reason, db, dataset, as_json, actor):
 def retract(fact, reason, db, dataset, as_json, actor):
     """Withdraw FACT as wrong. Unlike `forget`, it stays in the history.
 
+    On a functional relation, the value it had replaced is reopened: it holds again in its place
+    in time (up to the next value, if one began after it).
+
     \b
     Example:
       memlens retract 1a2b3c4d --reason 'never used Kafka'
     """
     with open_memory(db, dataset, actor, must_exist=True) as memory:
-        fact_id = memory.retract(fact, reason)
-        view = memory.fact(fact_id)
-    emit(as_json, {"retracted": fact_id}, lambda: click.echo(fact_line(view)))
+        fact_id, reopened = memory.retract(fact, reason)
+        view, again = memory.fact(fact_id), [memory.fact(fid) for fid in reopened]
+
+    def say() -> None:
+        click.echo(fact_line(view))
+        for value in again:
+            click.echo(f"reopened: {fact_line(value)}")
+    emit(as_json, {"retracted": fact_id, "reopened": reopened}, say)
 
 
 @click.command()
