@@ -70,11 +70,11 @@ def test_an_old_store_migrates_on_its_first_write_and_reads_as_before(tmp_path: 
         assert memory.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         flags = memory.conn.execute("SELECT reason, automatic FROM fact_versions WHERE status = 'superseded'").fetchall()
         keys = [r[0] for r in memory.conn.execute("SELECT name_key FROM entities ORDER BY name_key")]
-        # The migrated flag drives the ordering as the reason text did: restoring lifts the end date.
+        # The migrated flag drives the ordering as the reason text did: retracting the successor
+        # reopens the value it closed, its end lifted.
         dana = next(f for f in after["facts"] if f["status"] == "superseded")
-        memory.retract(dana["superseded_by"], "the move never happened")
-        memory.restore(dana["id"], "dana is back")
-        assert memory.fact(dana["id"])["valid_to"] is None
+        assert memory.retract(dana["superseded_by"], "the move never happened")[1] == [dana["id"]]
+        assert (memory.fact(dana["id"])["status"], memory.fact(dana["id"])["valid_to"]) == ("current", None)
     assert [tuple(row) for row in flags] == [(AUTO_REASON, 1)]
     assert keys == ["dana", "priya", "émile"]
     for part in ("entities", "facts", "contradictions", "dismissals"):
