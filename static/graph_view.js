@@ -185,8 +185,8 @@ function createGraphView(memory, view, container, events, tip) {
   }
 
   // A fact keeps the ends it had when it was retired: one whose end has since been merged away
-  // is drawn to what that end was merged into while the merged entity is not there to draw
-  // (`memlens facts --as-of-valid` lists it beside the fact that replaced it).
+  // is drawn (with "Show superseded") to what that end was merged into while the merged entity is
+  // not there to draw; at a valid time only its copy there is drawn (timetravel.js whyHidden).
   function drawnEnd(entity) {
     let end = entity;
     for (let hops = 0; hops < 8 && !entityExistsAt(end, view.asOfRecord) && end.mergedInto !== -1; hops++) {

@@ -20,6 +20,11 @@ function entityExistsAt(entity, at) {
   return entity.createdAt <= at && (entity.mergedAt === -1 || entity.mergedAt > at);
 }
 
+// Whether an entity had been merged into another by record time `at` (null: now).
+function mergedAwayAt(entity, at) {
+  return entity !== null && entity.mergedInto !== -1 && (at === null || entity.mergedAt <= at);
+}
+
 function openContradictionsAt(fact, at) {
   if (!fact.contradictionList.length) return fact.contradictionList; // most facts: no new array
   return fact.contradictionList.filter((c) =>
@@ -70,7 +75,11 @@ function whyHidden(fact, view, state) {
   if (!state) return "unrecorded";
   if (state.status === "forgotten") return "forgotten";
   if (view.hideArchived && isArchived(state)) return "archived";
-  if (view.asOfValid !== null) return holdsAtValid(state, view.asOfValid) ? null : "invalid";
+  if (view.asOfValid !== null) {
+    // a fact a merge carried to the kept entity: its copy there is the value (store/reads.py _fact_filter)
+    if (mergedAwayAt(fact.subjectEntity, view.asOfRecord) || mergedAwayAt(fact.objectEntity, view.asOfRecord)) return "merged";
+    return holdsAtValid(state, view.asOfValid) ? null : "invalid";
+  }
   if (view.showSuperseded || !RETIRED.has(state.status)) return null;
   return state.status === "retracted" && contestedAt(fact, view.asOfRecord) ? null : "superseded"; // a candidate
 }

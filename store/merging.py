@@ -49,7 +49,22 @@ def move_facts(tx: Tx, keep: sqlite3.Row, drop: sqlite3.Row, facts: list[sqlite3
         change_state(tx, old, status="superseded", superseded_by=new, reason=reason)
         tx.log("move", "fact", [old, new], status=state["status"], superseded_by=state["superseded_by"])
         contradictions.carry_over(tx, old, new)
+    _repoint_successors(tx, moved)
     return moved
+
+
+def _repoint_successors(tx: Tx, moved: dict[str, str]) -> None:
+    """Facts that stay where they are and were superseded by a moved fact are superseded by its
+    copy: the functional order's chain runs through the values that stand (a value closed by the
+    moved fact would otherwise not give way to a value said inside its time)."""
+    marks = ",".join("?" * len(moved))
+    for row in tx.all(f"""SELECT fact_id, superseded_by, automatic FROM fact_versions
+                          WHERE retired_at IS NULL AND status = 'superseded' AND superseded_by IN ({marks})
+                          ORDER BY fact_id""", list(moved)):
+        if row["fact_id"] in moved:   # a moved fact's copy was made superseded by the copy already
+            continue
+        change_state(tx, row["fact_id"], superseded_by=moved[row["superseded_by"]])
+        tx.log("supersede", "fact", [row["fact_id"], moved[row["superseded_by"]]], automatic=bool(row["automatic"]) or None)
 
 
 def moved_already(tx: Tx, keep_id: str, drop_id: str, facts: list[sqlite3.Row]) -> set[str]:

@@ -67,10 +67,15 @@ def _fact_filter(
         where.append("v.recorded_at <= ? AND (v.retired_at IS NULL OR v.retired_at > ?)")
         params += [as_of_record, as_of_record]
     if as_of_valid is not None:
-        # At a valid time, history counts: a superseded value was true in its own interval.
+        # At a valid time, history counts: a superseded value was true in its own interval. A fact
+        # that names an entity merged away (as of the record time) was carried to the kept entity:
+        # its copy there is the value, and it is not listed beside it. static/timetravel.js `whyHidden`.
         statuses = ("current", "superseded")
         where.append("(v.valid_from IS NULL OR v.valid_from <= ?) AND (v.valid_to IS NULL OR v.valid_to > ?)")
         params += [as_of_valid, as_of_valid]
+        where.append("NOT EXISTS (SELECT 1 FROM facts m JOIN entities e ON e.id IN (m.subject_id, m.object_id) "
+                     "WHERE m.id = v.fact_id AND e.merged_at <= ?)")
+        params.append(as_of_record or "9999")
     if statuses:
         where.append(f"v.status IN ({','.join('?' * len(statuses))})")
         params += list(statuses)

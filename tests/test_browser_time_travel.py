@@ -27,7 +27,8 @@ VIEW = "() => ({ record: window.memlens.view.asOfRecord, valid: window.memlens.v
 
 def random_store(path, seed: int) -> None:
     """Facts with and without validity (dates and datetimes), a functional relation whose values
-    arrive in and out of order, supersessions, retractions, contradictions and a forgotten fact."""
+    arrive in and out of order, supersessions, retractions, contradictions, a forgotten fact and
+    an entity merged into another (its facts carried there)."""
     rng = random.Random(seed)
     with Memory(path, actor="test:random", clock=StepClock()) as memory:
         memory.declare_functional("owned_by")
@@ -57,13 +58,15 @@ def random_store(path, seed: int) -> None:
                 pass
         for _ in range(12):
             current = [f["id"] for f in memory.facts()]
-            action = rng.choice(["supersede", "retract", "contest", "contest", "forget"])
+            action = rng.choice(["supersede", "retract", "contest", "contest", "forget", "merge"])
             try:
                 if action == "supersede":
                     old, new = rng.sample(current, 2)
                     memory.supersede(old, new, "random judgement")
                 elif action == "retract":
                     memory.retract(rng.choice(current), "random retraction")
+                elif action == "merge":
+                    memory.merge(*(name for name, _ in rng.sample(names, 2)))
                 elif action == "contest":
                     memory.contest(*rng.sample(current, 2), "random contradiction", 0.5)
                 else:

@@ -152,6 +152,29 @@ def test_merging_keeps_the_holdings_of_a_value_apart(memory):
     assert [f["id"] for f in memory.facts() if f["relation"] == "owned_by"] == [new_id]
 
 
+def test_a_merged_typo_leaves_one_owner_at_every_time_and_the_order_runs_through_the_copy(memory):
+    memory.declare_functional("owned_by")
+    dana, _ = owner(memory, "dana", "2025-01-01")
+    typo, _ = owner(memory, "Priya S", "2025-06-01")
+    [priya] = memory.remember([FactInput("svc", "owned_by", "Priya", None, "Person", valid_from="2025-09-01")],
+                              new={"Priya"})
+    assert owners_on(memory, "2025-07-01") == ["Priya S"]
+
+    [copy] = memory.merge("Priya", "Priya S").values()
+
+    assert owners_on(memory, "2025-07-01") == ["Priya"]          # the copy, not the typo beside it
+    assert [f["id"] for f in memory.facts(as_of_valid="2025-07-01")] == [copy]
+    assert owners_on(memory, "2025-03-01") == ["dana"] and owners_on(memory, "2025-10-01") == ["Priya"]
+    assert memory.fact(dana)["superseded_by"] == copy and memory.fact(typo)["superseded_by"] == copy
+    # as recorded before the merge, the typo was the owner then
+    before = memory.fact(priya.fact_id)["recorded_at"]
+    assert [f["object_name"] for f in memory.facts(as_of_record=before, as_of_valid="2025-07-01")] == ["Priya S"]
+    # a value said inside dana's time: dana gives way to it, the chain runs through the copy
+    owner(memory, "sam", "2025-03-01")
+    assert owners_on(memory, "2025-02-01") == ["dana"] and owners_on(memory, "2025-04-01") == ["sam"]
+    assert owners_on(memory, "2025-07-01") == ["Priya"]
+
+
 def test_the_demo_owner_coming_back_is_a_new_holding(cli):
     assert cli("demo").exit_code == 0
     said = cli("remember", "billing-service --owned_by--> Sam Lee", "--valid-from", "2026-06-01", "-d", "demo",
