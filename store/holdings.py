@@ -6,7 +6,7 @@ status and history, so the functional order, time travel and supersession treat 
 values. A statement joins the holding its valid time falls in (or overlaps); one that starts after
 every holding of its triple ended is a new holding, and so is one that starts before a holding
 where stretching that holding back would run over another value's time (a functional relation
-has one value at a time). facts.assert_fact and ingest's batch both ask here.
+has one value at a time). The batch writer (ingest.py) and a merge's move ask here.
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""Asserting a batch of facts: what `facts.assert_fact` does one fact at a time, worked out in Python
-over the part of the store the batch touches, then written table by table with executemany.
+"""Asserting a batch of facts: what asserting them one at a time would do (tests/reference_writer.py),
+worked out in Python over the part of the store the batch touches, then written table by table with
+executemany.
 
 The outcomes, the rows and the ledger (its seqs and hash chain included) are exactly those of
-calling `facts.assert_fact` for each item in turn in the same transaction; tests/test_ingest.py
+calling the reference writer for each item in turn in the same transaction; tests/test_ingest.py
 holds the two against each other on random batches. The one-at-a-time path costs ~22 statements
 per fact (650,000 for 30,000 facts, 10 s); this one a few per table and batch.
 """
@@ -234,7 +235,7 @@ class _Batch:
         self.by_triple[fact.subject_id, fact.relation, fact.object_id].append(fact.id)
         return fact
 
-    # -- one fact, as facts.assert_fact does it -----------------------------------------------
+    # -- one fact, as the reference writer's assert_fact does it --------------------------------
 
     def assert_fact(self, item: FactInput) -> Outcome:
         item = validate(item)
@@ -331,7 +332,7 @@ class _Batch:
     # -- entities ------------------------------------------------------------------------------
 
     def _ensure(self, name: str, type_name: str | None, description: str) -> _Entity:
-        """entities.ensure: the entity called `name`, created (typed) if it does not exist yet."""
+        """The entity called `name`, created (typed) if it does not exist yet."""
         name = name.strip()
         if not name:
             raise InvalidInput("an entity needs a name")

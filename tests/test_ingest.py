@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memlens.store import facts
+import reference_writer
 from memlens.store.db import write
 from memlens.store.errors import MemlensError
 from memlens.store.facts import FactInput, Outcome
@@ -59,9 +59,9 @@ def twin_stores(frozen: bool) -> Iterator[tuple[Memory, Memory]]:
 
 
 def one_by_one(memory: Memory, items: list[FactInput], override: bool) -> list[Outcome]:
-    """The reference: facts.assert_fact for each item, in one transaction."""
+    """The reference: reference_writer.assert_fact for each item, in one transaction."""
     with write(memory.conn, memory.actor, memory.clock) as tx:
-        return [facts.assert_fact(tx, item, override_forgotten=override) for item in items]
+        return [reference_writer.assert_fact(tx, item, override_forgotten=override) for item in items]
 
 
 def outcome_of(run) -> tuple:
