@@ -84,7 +84,7 @@ function createHeaderCounts(memory, view, box, when) {
       const state = factStateAt(fact, at);
       if (!state) continue;
       // true at the valid time: what `--as-of-valid` returns, current or superseded values alike
-      if (validAt !== null && (state.status === "forgotten" || !holdsAtValid(state, validAt))) continue;
+      if (validAt !== null && (state.status === "forgotten" || movedByMerge(fact, at) || !holdsAtValid(state, validAt))) continue;
       n.facts++;
       if (state.status in n) n[state.status]++;
       if (state.status !== "forgotten" && (at === null ? fact.contested : openContradictionsAt(fact, at).length > 0)) n.contested++;

@@ -25,6 +25,12 @@ function mergedAwayAt(entity, at) {
   return entity !== null && entity.mergedInto !== -1 && (at === null || entity.mergedAt <= at);
 }
 
+// Whether, as of record time `at`, a merge had carried the fact to the kept entity: at a valid time
+// its copy there is the value, and it is not listed beside it (store/reads.py _fact_filter).
+function movedByMerge(fact, at) {
+  return mergedAwayAt(fact.subjectEntity, at) || mergedAwayAt(fact.objectEntity, at);
+}
+
 function openContradictionsAt(fact, at) {
   if (!fact.contradictionList.length) return fact.contradictionList; // most facts: no new array
   return fact.contradictionList.filter((c) =>
@@ -76,8 +82,7 @@ function whyHidden(fact, view, state) {
   if (state.status === "forgotten") return "forgotten";
   if (view.hideArchived && isArchived(state)) return "archived";
   if (view.asOfValid !== null) {
-    // a fact a merge carried to the kept entity: its copy there is the value (store/reads.py _fact_filter)
-    if (mergedAwayAt(fact.subjectEntity, view.asOfRecord) || mergedAwayAt(fact.objectEntity, view.asOfRecord)) return "merged";
+    if (movedByMerge(fact, view.asOfRecord)) return "merged";
     return holdsAtValid(state, view.asOfValid) ? null : "invalid";
   }
   if (view.showSuperseded || !RETIRED.has(state.status)) return null;

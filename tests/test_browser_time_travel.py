@@ -83,8 +83,9 @@ def cli_facts(cli, store_args: list[str], *when: str) -> list[str]:
     return sorted(fact["id"] for fact in json.loads(result.output) if fact["relation"] is not None)
 
 
-def walk(page, slider: str):
-    """Every stop of a slider, from the far left, as (view, facts drawn)."""
+def walk(page, slider: str, counted: list[int] | None = None):
+    """Every stop of a slider, from the far left, as (view, facts drawn); with `counted`, the
+    header's count of facts at each stop is appended to it."""
     page.focus(slider)
     page.keyboard.press("Home")
     seen = []
@@ -93,6 +94,8 @@ def walk(page, slider: str):
         if seen and view == seen[-1][0]:
             return seen
         seen.append((view, page.evaluate(SHOWN_EDGES)))
+        if counted is not None:
+            counted.append(page.evaluate(HEADER)["facts"])
         page.keyboard.press("ArrowRight")
 
 
@@ -112,10 +115,13 @@ def check_against_the_cli(browser, cli, report, store_args):
         assert record_stops[0][1] or page.evaluate("() => window.memlens.network.body.data.nodes.get().some((n) => !n.hidden)")
 
         page.click("#reset-view")
-        valid_stops = walk(page, "#asof-valid")
+        counted: list[int] = []
+        valid_stops = walk(page, "#asof-valid", counted)
         assert [view["valid"] for view, _ in valid_stops] == valid_times        # every dated stop, in order
-        for view, shown in valid_stops:
-            assert shown == cli_facts(cli, store_args, "--as-of-valid", view["valid"]), view
+        for (view, shown), facts in zip(valid_stops, counted):
+            listed = cli_facts(cli, store_args, "--as-of-valid", view["valid"])
+            assert shown == listed, view
+            assert facts == len(listed), view                                   # and the header counts them
         # values superseded since are among what was true then, not hidden with the superseded
         retired = {f["id"] for f in json.loads(cli("facts", *store_args, "--all", "--json").output)
                    if f["status"] == "superseded"}
