@@ -23,6 +23,7 @@ class SnapshotIndex:
         # the facts' fields as columns, also handed to the graph and the page data (see build_context)
         self.fact_columns = Columns(snapshot["facts"], FACT_FIELDS)
         self.entities = {e["id"]: e for e in snapshot["entities"]}
+        self.merged_away = frozenset(e["id"] for e in snapshot["entities"] if e.get("merged_into"))
         # the observations (notes on an entity, listed under it: store/observations.py) and their places
         self.observation_places: dict[str, int] = {
             e["id"]: e[OBSERVATION_POSITION] for e in snapshot["entities"] if is_observation(e)}
@@ -48,6 +49,11 @@ class SnapshotIndex:
         if fact.get("status") == "forgotten":
             return "forgotten fact (text erased)"
         return f"{self.name(fact.get('subject'))} {fact.get('relation')} {self.name(fact.get('object'))}"
+
+    def moved_by_merge(self, fact: dict[str, Any]) -> bool:
+        """Whether a merge carried the fact to the entity its end was merged into: its copy there is
+        the value (store/reads.py, static/timetravel.js `movedByMerge`)."""
+        return fact.get("subject") in self.merged_away or fact.get("object") in self.merged_away
 
     def facts_of(self, entity_id: str) -> list[dict[str, Any]]:
         """The facts with `entity_id` at either end, in snapshot order."""

@@ -308,7 +308,7 @@ def functional_timelines(builder: TimelineBuilder) -> tuple[list[Timeline], int]
     columns = index.fact_columns
     for fact, functional, status, subject, relation in zip(
             index.snapshot["facts"], columns["functional"], columns["status"], columns["subject"], columns["relation"]):
-        if functional and status != "forgotten" and subject:
+        if functional and status != "forgotten" and subject and not index.moved_by_merge(fact):
             keys[(subject, relation)].append(fact)
     ordered = sorted(keys.items(), key=lambda item: (-len(item[1]), index.name(item[0][0]), item[0][1]))
     with_history = sum(1 for _, facts in ordered if len(facts) > 1)
@@ -340,10 +340,12 @@ def replaced_at(values: list[dict[str, Any]], facts: dict[str, dict[str, Any]]) 
 
 
 def entity_timeline(builder: TimelineBuilder, entity_id: str, own_range: bool = False) -> Timeline | None:
-    """The timeline of one entity of the builder's snapshot (see `facts_timeline`)."""
+    """The timeline of one entity of the builder's snapshot (see `facts_timeline`); a fact a merge
+    carried away is drawn as its copy, not beside it."""
     index = builder.index
     assert index is not None
-    return facts_timeline(builder, entity_id, index.facts_of(entity_id), index.name, own_range)
+    facts = [fact for fact in index.facts_of(entity_id) if not index.moved_by_merge(fact)]
+    return facts_timeline(builder, entity_id, facts, index.name, own_range)
 
 
 def facts_timeline(builder: TimelineBuilder, entity_id: str, facts: list[dict[str, Any]],

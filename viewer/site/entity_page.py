@@ -265,8 +265,10 @@ def entity_files(model: EntityPage, items: SiteItems, whole: Callable[[str, str]
     provenance_pages = table_pages(model.page, "provenance", len(provenance))
     names = {eid: ref.name for c in cards.values() for eid, ref in ((c.subject.id, c.subject), (c.object.id, c.object))}
     names[entity["id"]] = name
-    timeline = facts_timeline(CardTimelines(cards), entity["id"], [cards[fid].fact.record for fid in model.fact_order],
-                              lambda eid: names.get(eid, "(forgotten)"), own_range=True)
+    # a fact a merge carried away is drawn as its copy, not beside it (timeline.entity_timeline)
+    drawn = [cards[fid].fact.record for fid in model.fact_order if not (cards[fid].subject.merged or cards[fid].object.merged)]
+    timeline = facts_timeline(CardTimelines(cards), entity["id"], drawn, lambda eid: names.get(eid, "(forgotten)"),
+                              own_range=True)
     files = {model.page: whole(name, entity_main(
         head, model, card=items.fact_card, observations=items.observations, graph_href=graph_href,
         timeline_html=timeline_svg(timeline, escape) if timeline else "",

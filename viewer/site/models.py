@@ -37,6 +37,7 @@ class Ref(NamedTuple):
     name: str
     page: str | None    # its page in entities/; None if it has none (forgotten)
     color: str          # its type's colour (a timeline's bars)
+    merged: bool = False  # merged into another entity: its facts were carried there
 
 
 def fact_label(fact: dict[str, Any], subject: str, object: str) -> str:

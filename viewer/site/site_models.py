@@ -77,7 +77,8 @@ class SiteModels:
         entity = index.entities.get(entity_id) if isinstance(entity_id, str) else None
         page = (self.pages.get(entity_id) or self._observation_page(entity_id)) if entity else None
         ref = Ref(entity_id if isinstance(entity_id, str) else None, index.name(entity_id) if entity else
-                  "(forgotten)", page, index.type_look(entity.get("type") if entity else None).color)
+                  "(forgotten)", page, index.type_look(entity.get("type") if entity else None).color,
+                  entity_id in index.merged_away)
         if isinstance(entity_id, str) or entity_id is None:
             self._refs[entity_id] = ref
         return ref
