@@ -7,7 +7,7 @@ import sqlite3
 from . import contradictions, entities, functional, search
 from .db import Tx
 from .errors import Forgotten, InvalidInput
-from .holdings import Held, holding_of
+from .holdings import Held
 from .ids import fact_id, holding_id, short
 from .versions import FACT_WITH_STATE, STATE_COLUMNS, change_state, insert_version, open_state
 
@@ -30,8 +30,10 @@ def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
         search.index_entity(tx.conn, keep["id"])
     search.unindex_entity(tx.conn, drop["n"])
     tx.log("merge", "entity", [keep["id"], drop["id"]])
-    for relation in sorted({f["relation"] for f in facts}):
-        functional.settle(tx, keep["id"], relation)
+    marks = ",".join("?" * len(moved))
+    for subject, relation in tx.all(f"SELECT DISTINCT subject_id, relation FROM facts WHERE id IN ({marks}) "
+                                    "ORDER BY subject_id, relation", list(moved.values())):
+        functional.settle(tx, subject, relation)
     return moved
 
 
@@ -75,30 +77,62 @@ def moved_already(tx: Tx, keep_id: str, drop_id: str, facts: list[sqlite3.Row]) 
 
 
 def _moved_ids(tx: Tx, facts: list[sqlite3.Row], endpoints: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """{old fact id: its id under the kept entity}: the holding of the new triple it falls in (a
-    twin, which gains its evidence), else a new one: the triple's id, or for a value that holds
-    again after the triple's other holdings ended, a holding id (store/holdings.py)."""
+    """{old fact id: its id under the kept entity}: the holding of the new triple whose time it
+    shares (a twin, which gains its evidence: `_twin`), else a new one: the triple's id, or a
+    holding id beside the triple's other holdings (store/holdings.py), named by its start (for a
+    fact that never said one, by when it was first recorded)."""
     held: dict[tuple[str, str, str], list[Held]] = {}
+    standing: dict[tuple[str, str, str], list[Held]] = {}   # current or superseded: the twins there may be
     moved = {}
     for fact in facts:
         subject, object_ = endpoints[fact["id"]]
         triple = (subject, fact["relation"], object_)
         if triple not in held:
-            held[triple] = [Held(row["id"], row["valid_from"], row["valid_to"], row["valid_from"] or row["first"],
-                                 row["arrival"]) for row in tx.all(
-                """SELECT f.id, f.arrival, v.valid_from, v.valid_to, (SELECT recorded_at FROM fact_versions
+            rows = tx.all(
+                """SELECT f.id, f.arrival, v.status, v.valid_from, v.valid_to, (SELECT recorded_at FROM fact_versions
                           WHERE fact_id = f.id ORDER BY version LIMIT 1) AS first
                    FROM facts f JOIN fact_versions v ON v.fact_id = f.id AND v.retired_at IS NULL
-                   WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?""", triple)]
-        target = holding_of(held[triple], fact["valid_from"], fact["valid_to"])
+                   WHERE f.subject_id = ? AND f.relation = ? AND f.object_id = ?""", triple)
+            held[triple] = [Held(row["id"], row["valid_from"], row["valid_to"], row["valid_from"] or row["first"],
+                                 row["arrival"]) for row in rows]
+            standing[triple] = [h for h, row in zip(held[triple], rows) if row["status"] in ("current", "superseded")]
+        # a retracted fact is no statement of the value: carried beside the holdings, never into one
+        target = _twin(standing[triple], fact["valid_from"], fact["valid_to"]) \
+            if fact["status"] in ("current", "superseded") else None
         if target is None:
-            target = holding_id(*triple, fact["valid_from"]) if held[triple] else fact_id(*triple)
             first = tx.one("SELECT recorded_at FROM fact_versions WHERE fact_id = ? ORDER BY version LIMIT 1",
                            (fact["id"],))[0]
-            held[triple].append(Held(target, fact["valid_from"], fact["valid_to"], fact["valid_from"] or first,
-                                     fact["arrival"]))
+            taken = {h.id for h in held[triple]}
+            target = holding_id(*triple, fact["valid_from"] or first) if taken else fact_id(*triple)
+            if target in taken:   # a retracted holding from that day: this one is beside it
+                target = holding_id(*triple, f"{fact['valid_from'] or first}|{fact['id']}")
+            new = Held(target, fact["valid_from"], fact["valid_to"], fact["valid_from"] or first, fact["arrival"])
+            held[triple].append(new)
+            standing[triple].append(new)
         moved[fact["id"]] = target
     return moved
+
+
+def _twin(held: list[Held], valid_from: str | None, valid_to: str | None) -> str | None:
+    """The holding a carried fact is the same statement as: the latest whose time overlaps its own
+    (an open start or end reaching as far as it goes). Unlike a statement (holdings.holding_of),
+    a carried fact is history with its own interval: one beside a holding, not over it, stays a
+    holding of its own, and the time it held stays held."""
+    def overlaps(h: Held) -> bool:
+        return ((valid_to is None or h.valid_from is None or h.valid_from < valid_to)
+                and (h.valid_to is None or valid_from is None or valid_from < h.valid_to))
+    shared = sorted((h for h in held if overlaps(h)), key=lambda h: (h.starts, h.arrival, h.id))
+    return shared[-1].id if shared else None
+
+
+def _earlier(a: str | None, b: str | None) -> str | None:
+    """The earlier of two starts; None (since always) if either is."""
+    return None if a is None or b is None else min(a, b)
+
+
+def _later(a: str | None, b: str | None) -> str | None:
+    """The later of two ends; None (still holds) if either is."""
+    return None if a is None or b is None else max(a, b)
 
 
 def _moved_endpoints(fact: sqlite3.Row, drop_id: str, keep_id: str) -> tuple[str, str]:
@@ -110,13 +144,23 @@ def _moved_endpoints(fact: sqlite3.Row, drop_id: str, keep_id: str) -> tuple[str
 def _copy_into(
     tx: Tx, fact: sqlite3.Row, new_id: str, endpoints: tuple[str, str], moved: dict[str, str]
 ) -> dict:
-    """The fact under its new triple, keeping its state; an existing twin just gains its evidence."""
+    """The fact under its new triple, keeping its state. An existing twin gains its evidence and
+    the fact's time (what the merged-away name held, the kept name held); if the fact was current
+    and the twin not, the twin is the present value now (merging a typo that replaced the right
+    name must not leave the key without one)."""
     existing = tx.one("SELECT evidence FROM facts WHERE id = ?", (new_id,))
     if existing is not None:
         evidence = json.loads(existing["evidence"])
         evidence += [e for e in json.loads(fact["evidence"]) if e not in evidence]
         tx.conn.execute("UPDATE facts SET evidence = ? WHERE id = ?", (json.dumps(evidence), new_id))
         search.index_fact(tx.conn, new_id)
+        twin = open_state(tx.conn, new_id)
+        changes: dict[str, object] = {"valid_from": _earlier(twin["valid_from"], fact["valid_from"]),
+                                      "valid_to": _later(twin["valid_to"], fact["valid_to"])}
+        if fact["status"] == "current" and twin["status"] != "current":
+            changes.update(status="current", superseded_by=None, reason=fact["reason"])
+        if any(twin[column] != value for column, value in changes.items()):
+            change_state(tx, new_id, **changes)
         return open_state(tx.conn, new_id)
     state = {column: fact[column] for column in STATE_COLUMNS}
     state["superseded_by"] = moved.get(state["superseded_by"], state["superseded_by"])

@@ -298,3 +298,44 @@ def test_every_as_of_answer_agrees_with_the_plain_model(tmp_path_factory, ops):
                 if as_of_valid is not None and not (judged_apart or undated):
                     # no two values of the key hold at once, restores and returns included
                     assert len(stored) <= 1, (as_of_record, as_of_valid, stored)
+
+
+@SETTINGS
+@given(ops=operations)
+# the typo replaced the right name: the present value stays (it was left with none)
+@example(ops=[("say", 0, None, None), ("say", 2, None, None)])
+# the typo held before the right name: that time stays held (it was folded into the later holding)
+@example(ops=[("say", 2, None, None), ("say", 0, 1, None)])
+# a retracted holding of the right name is no twin of the typo's present value
+@example(ops=[("say", 0, None, None), ("retract", 0), ("say", 2, 1, None)])
+def test_merging_a_value_into_another_renames_it_and_changes_nothing_else_at_any_time(tmp_path_factory, ops):
+    """carol was a typo of alice: after the merge, whoever held at every valid time is who held
+    before, carol read as alice; the current value too; and a value said afterwards inside any
+    holding's time still leaves one value at a time (the order's chain runs through the copies)."""
+    clock, key = SetClock(), Key()
+    with Memory(tmp_path_factory.mktemp("merge") / "m.sqlite", actor="test:oracle", clock=clock) as memory:
+        memory.declare_functional("owned_by")
+        judged_apart, undated = False, False
+        for op in ops:
+            clock.now += WRITE_STEP
+            if run(memory, key, clock, op):
+                key.keep(record_time(clock.now))
+                judged_apart |= op[0] == "supersede"
+                undated |= op[0] == "say" and op[2] is None
+        if not {"alice", "carol"} <= {h.value for h in key.holdings}:
+            return
+        valid_times = [None, *(month(m) for m in range(0, 34))]
+
+        def owners(as_of_valid: str | None) -> set[str]:
+            return {f["object_name"] for f in memory.facts(as_of_valid=as_of_valid) if f["relation"] == "owned_by"}
+
+        before = {v: {"alice" if name == "carol" else name for name in owners(v)} for v in valid_times}
+        clock.now += WRITE_STEP
+        memory.merge("alice", "carol")
+        assert {v: owners(v) for v in valid_times} == before
+        if judged_apart or undated:
+            return
+        clock.now += WRITE_STEP
+        memory.remember([FactInput("svc", "owned_by", "bob", "Service", "Person", valid_from=month(1))])
+        for valid in valid_times[1:]:
+            assert len([f for f in memory.facts(as_of_valid=valid) if f["relation"] == "owned_by"]) <= 1, valid
