@@ -74,9 +74,10 @@ def _stands(version: sqlite3.Row) -> bool:
     return version["status"] == "current" or (version["status"] == "superseded" and bool(version["automatic"]))
 
 
-def retract(tx: Tx, ref: str, reason: str) -> tuple[str, list[str]]:
+def retract(tx: Tx, ref: str, reason: str, *, reopen: bool = True) -> tuple[str, list[str]]:
     """Withdraw a fact as wrong; unlike forget, it stays readable as history. Returns its id and
-    the values of a functional relation it had replaced by the order, which are reopened."""
+    the values of a functional relation it had replaced by the order, which are reopened (unless
+    not `reopen`: a fact withdrawn because it is no longer said, not because it was wrong)."""
     reason = _require_reason(reason)
     fact = get_fact(tx.conn, ref)
     if fact["status"] == "retracted":
@@ -84,6 +85,8 @@ def retract(tx: Tx, ref: str, reason: str) -> tuple[str, list[str]]:
     change_state(tx, fact["id"], status="retracted", superseded_by=None, reason=reason)
     tx.log("retract", "fact", [fact["id"]])
     contradictions.resolve_all_of(tx, fact["id"], "retracted", reason)
+    if not reopen:
+        return fact["id"], []
     reopened = functional.reopen_closed_by(tx, fact["id"], fact["subject_id"], fact["relation"], fact["valid_from"],
                                            f"{short(fact['id'])}, which replaced it, was retracted: {reason}")
     return fact["id"], reopened

@@ -485,6 +485,21 @@ def test_an_owner_changed_in_the_file_is_a_supersession(cli, tmp_path: Path):
     assert facts["dana"]["status"] == "superseded" and facts["dana"]["superseded_by"] == facts["priya"]["id"]
     assert facts["kafka"]["status"] == "retracted"        # gone, and nothing took its place
 
+    # with owned_by declared functional, the order replaces dana (the import stopped on it: "already
+    # superseded"); the file then drops priya too: nobody owns billing, as the file says (a value
+    # gone from the file is not said, not wrong: what it replaced is not reopened)
+    file_says(("billing", "owned by", "dana"))
+    assert cli("import", "--from", "mcp-memory", str(path), "-d", "mm2").exit_code == 0
+    assert cli("functional", "owned_by", "-d", "mm2").exit_code == 0
+    file_says(("billing", "owned by", "priya"))
+    changed = json.loads(cli("import", "--from", "mcp-memory", str(path), "-d", "mm2", "--json").output)
+    assert (changed["superseded"], changed["retracted"], changed["asserted"]) == (1, 0, 1)   # by the order
+    owners = [f["object_name"] for f in json.loads(cli("facts", "-d", "mm2", "--json").output)]
+    assert owners == ["priya"]
+    file_says()
+    assert cli("import", "--from", "mcp-memory", str(path), "-d", "mm2").exit_code == 0
+    assert [f for f in json.loads(cli("facts", "-d", "mm2", "--json").output) if f["relation"] == "owned_by"] == []
+
 
 # -- observations: notes on an entity, listed under it, never counted as entities ----------------
 

@@ -231,8 +231,13 @@ class _Changes:
         """What the file no longer says is retracted; a value of a relation that holds one (owned_by,
         status, ...) that the file replaced by another is superseded by it instead."""
         reason = f"gone from {self.memory.path.name} ({self.memory.digest[:23]})"
+        # as this import left them: a declared functional relation's order may have replaced some
+        status_now = dict(self.tx.all("SELECT fact_id, status FROM fact_versions WHERE retired_at IS NULL"))
         for fid, held in sorted(self.facts.items()):
             if held.actor == ACTOR and held.status == "current" and fid not in self.stated.links:
+                if status_now[fid] == "superseded":
+                    self.counts["superseded"] += 1   # by the order, with the value the file put in its place
+                    continue
                 replaced_by = self.asserted.get((held.subject, held.relation), [])
                 if len(replaced_by) == 1 and (ontology.sounds_single_valued(held.relation)
                                               or functional.is_functional(self.tx.conn, held.relation)):
@@ -240,5 +245,6 @@ class _Changes:
                                           f"replaced in {self.memory.path.name} ({self.memory.digest[:23]})")
                     self.counts["superseded"] += 1
                     continue
-                corrections.retract(self.tx, fid, reason)
+                # gone from the file is no longer said, not wrong: what it replaced stays replaced
+                corrections.retract(self.tx, fid, reason, reopen=False)
                 self.counts["retracted"] += 1
