@@ -339,3 +339,38 @@ def test_merging_a_value_into_another_renames_it_and_changes_nothing_else_at_any
         memory.remember([FactInput("svc", "owned_by", "bob", "Service", "Person", valid_from=month(1))])
         for valid in valid_times[1:]:
             assert len([f for f in memory.facts(as_of_valid=valid) if f["relation"] == "owned_by"]) <= 1, valid
+
+
+@SETTINGS
+@given(ops=operations.filter(lambda ops: all(op[0] != "say" or op[2] is not None for op in ops)),
+       pick=st.integers(0, 9))
+def test_retracting_a_value_and_restoring_it_changes_no_answer(tmp_path_factory, ops, pick):
+    """Retract a current or superseded value (the order reopens what it closed), restore it (the order
+    closes them again): every valid time answers as before, ends included. Dated values only: an
+    undated value's place is when it was recorded, which a later date said of another may pass."""
+    clock, key = SetClock(), Key()
+    with Memory(tmp_path_factory.mktemp("round") / "m.sqlite", actor="test:oracle", clock=clock) as memory:
+        memory.declare_functional("owned_by")
+        for op in ops:
+            clock.now += WRITE_STEP
+            if run(memory, key, clock, op):
+                key.keep(record_time(clock.now))
+        standing = [f["id"] for f in memory.facts(include_all=True)
+                    if f["relation"] == "owned_by" and f["status"] in ("current", "superseded")]
+        if not standing:
+            return
+        valid_times = [None, *(month(m) for m in range(0, 34))]
+
+        def answers() -> dict[str | None, list[tuple]]:
+            return {v: sorted((f["object_name"], f["status"], f["valid_from"], f["valid_to"])
+                              for f in memory.facts(as_of_valid=v) if f["relation"] == "owned_by")
+                    for v in valid_times}
+
+        before = answers()
+        target = standing[pick % len(standing)]
+        clock.now += WRITE_STEP
+        memory.retract(target, "wrong")
+        assert memory.fact(target)["status"] == "retracted"
+        clock.now += WRITE_STEP
+        memory.restore(target, "right after all")
+        assert answers() == before
