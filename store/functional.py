@@ -109,11 +109,16 @@ def said_end(tx: Tx, fact: sqlite3.Row, successor_began: str | None) -> str | No
     """Where a value ends by what was said of it, before the order closed it: the end it had when it
     last held (the order only ever shortens an end, and the settle that follows shortens it
     again up to the next standing value). A value closed in the very write that said it never held:
-    an end at its successor's start came from that successor and is lifted."""
+    the end its assertion said (the ledger keeps it); for one copied from another tool's store,
+    with no such row, an end at its successor's start came from that successor and is lifted."""
     held = tx.one("SELECT valid_to FROM fact_versions WHERE fact_id = ? AND status = 'current' "
                   "ORDER BY version DESC LIMIT 1", (fact["id"],))
     if held is not None:
         return held["valid_to"]
+    said = tx.one("""SELECT json_extract(l.payload, '$.valid_to') FROM ledger_refs r JOIN ledger l ON l.seq = r.seq
+                     WHERE r.ref = ? AND l.action = 'assert' ORDER BY l.seq DESC LIMIT 1""", (fact["id"],))
+    if said is not None:
+        return said[0]
     return None if fact["valid_to"] == successor_began else fact["valid_to"]
 
 

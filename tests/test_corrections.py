@@ -94,6 +94,18 @@ def test_retracting_a_value_reopens_what_the_order_closed_with_it_and_keeps_said
     memory.retract(ola.fact_id, "wrong service")
     assert (memory.fact(kim.fact_id)["status"], memory.fact(kim.fact_id)["valid_to"]) == ("current", "2025-03-01")
 
+    # said in one write (the order closed kim's successor's predecessor before it ever held): the
+    # end it was said with stays too, and one said without an end is lifted
+    handover = memory.remember([
+        FactInput("payments", "owned_by", "kim", "Service", "Person", valid_from="2025-01-01", valid_to="2025-03-01"),
+        FactInput("payments", "owned_by", "ola", None, "Person", valid_from="2025-03-01"),
+        FactInput("refunds", "owned_by", "kim", "Service", "Person", valid_from="2025-01-01"),
+        FactInput("refunds", "owned_by", "ola", None, "Person", valid_from="2025-03-01")])
+    for outcome in handover[1::2]:
+        memory.retract(outcome.fact_id, "wrong service")
+    assert [memory.fact(o.fact_id)["valid_to"] for o in handover[::2]] == ["2025-03-01", None]
+    assert {memory.fact(o.fact_id)["status"] for o in handover[::2]} == {"current"}
+
 
 def test_a_restored_value_takes_its_own_place_in_valid_time(memory):
     memory.declare_functional("owned_by")
