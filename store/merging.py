@@ -60,9 +60,11 @@ def _repoint_successors(tx: Tx, moved: dict[str, str]) -> None:
     copy: the functional order's chain runs through the values that stand (a value closed by the
     moved fact would otherwise not give way to a value said inside its time)."""
     marks = ",".join("?" * len(moved))
+    # status <> 'current' lets the planner read fact_versions_judged: a scan of every version took
+    # 0.5 s at 100,000 entities
     for row in tx.all(f"""SELECT fact_id, superseded_by, automatic FROM fact_versions
-                          WHERE retired_at IS NULL AND status = 'superseded' AND superseded_by IN ({marks})
-                          ORDER BY fact_id""", list(moved)):
+                          WHERE retired_at IS NULL AND status <> 'current' AND status = 'superseded'
+                            AND superseded_by IN ({marks}) ORDER BY fact_id""", list(moved)):
         if row["fact_id"] in moved:   # a moved fact's copy was made superseded by the copy already
             continue
         change_state(tx, row["fact_id"], superseded_by=moved[row["superseded_by"]])
