@@ -65,7 +65,8 @@ function contestedAt(fact, at) {
   return at === null ? fact.contested || openContradictionsAt(fact, null).length > 0 : openContradictionsAt(fact, at).length > 0;
 }
 
-// Why a fact is hidden under the view state ("unrecorded", "forgotten", "invalid", "superseded"), or
+// Why a fact is hidden under the view state ("unrecorded", "forgotten", "archived", "merged" (at a
+// valid time, a fact a merge carried away: its copy is shown), "invalid", "superseded"), or
 // null when it is shown: factAppearance's decision without building its answer, which the detail
 // panel built, with a pair, for each fact of the selected entity on every view change.
 // "True at T" shows what `memlens facts --as-of-valid T` returns under the chosen record time:

@@ -39,7 +39,7 @@ from itertools import combinations
 from typing import Any
 
 from . import contradictions, functional, ledger, merging, search
-from .db import Tx, dumps
+from .db import Tx, dumps, rows_in
 from .errors import Ambiguous, Forgotten
 from .ids import derived_id, normalize_name
 from .memory import Memory
@@ -57,7 +57,6 @@ SOURCE = "memlens"
 # the reason of a contradiction a merge opens on a functional key
 UNORDERED_REASON = "two current values from a merge; their valid times do not say which came later"
 _STATE = ("status", "superseded_by", "reason", "valid_from", "valid_to")
-_CHUNK = 500
 
 
 @dataclass
@@ -191,7 +190,7 @@ class _Merge:
 
     def _entities(self) -> None:
         theirs = self.snapshot["entities"]
-        self.mine = {row["id"]: row for row in _rows_by_id(self.conn, "SELECT * FROM entities WHERE id IN ({})",
+        self.mine = {row["id"]: row for row in rows_in(self.conn, "SELECT * FROM entities WHERE id IN ({})",
                                                            [e["id"] for e in theirs])}
         next_n = self.conn.execute("SELECT coalesce(max(n), 0) + 1 FROM entities").fetchone()[0]
         names = Names.read(self.conn)   # this memory's names, before the merge adds theirs
@@ -255,7 +254,7 @@ class _Merge:
     def _facts(self) -> None:
         theirs = [f for f in self.snapshot["facts"] if f["status"] != "forgotten"]
         held = {f["id"] for f in theirs}
-        mine = {row["id"]: row for row in _rows_by_id(
+        mine = {row["id"]: row for row in rows_in(
             self.conn, FACT_WITH_STATE.replace("SELECT f.*", "SELECT f.*, v.judged_at") + " WHERE f.id IN ({})",
             sorted(held))}
         self.count["facts_yours_only"] = self.conn.execute("SELECT count(*) FROM facts").fetchone()[0] - len(mine)
@@ -357,7 +356,7 @@ class _Merge:
                 self.count["contradictions_resolved"] += 1
 
     def _contradictions(self) -> None:
-        mine = {row["id"]: row for row in _rows_by_id(self.conn, "SELECT * FROM contradictions WHERE id IN ({})",
+        mine = {row["id"]: row for row in rows_in(self.conn, "SELECT * FROM contradictions WHERE id IN ({})",
                                                       [c["id"] for c in self.snapshot["contradictions"]])}
         for theirs in self.snapshot["contradictions"]:
             cid, pair = theirs["id"], sorted(theirs["facts"])
@@ -446,7 +445,7 @@ class _Merge:
                                  (entity_id, entity_id)).fetchall()
 
     def _carry_brought_facts(self) -> None:
-        merged_away = {row["id"]: row for row in _rows_by_id(
+        merged_away = {row["id"]: row for row in rows_in(
             self.conn, "SELECT * FROM entities WHERE merged_into IS NOT NULL AND id IN ({})",
             sorted({end for fid in self.new_facts for end in self._ends(fid)}))}
         for drop in sorted(merged_away.values(), key=lambda e: (e["merged_at"], e["id"])):
@@ -466,11 +465,9 @@ class _Merge:
     # -- functional keys ---------------------------------------------------------------------------
 
     def _order_functional_keys(self) -> None:
-        keys = set()
-        for chunk in _chunks(sorted(self.touched)):
-            keys.update(self.conn.execute(
-                f"""SELECT DISTINCT f.subject_id, f.relation FROM facts f JOIN relations r ON r.name = f.relation
-                    WHERE r.functional = 1 AND f.id IN ({','.join('?' * len(chunk))})""", chunk).fetchall())
+        keys = {tuple(row) for row in rows_in(
+            self.conn, """SELECT DISTINCT f.subject_id, f.relation FROM facts f JOIN relations r ON r.name = f.relation
+                          WHERE r.functional = 1 AND f.id IN ({})""", list(self.touched))}
         for relation in self.newly_functional:
             keys.update(self.conn.execute("SELECT DISTINCT subject_id, relation FROM facts WHERE relation = ?",
                                           (relation,)).fetchall())
@@ -536,13 +533,3 @@ def _live(conn: sqlite3.Connection, entity_id: str) -> sqlite3.Row | None:
     return row
 
 
-def _chunks(values: list[Any]) -> list[list[Any]]:
-    return [values[i:i + _CHUNK] for i in range(0, len(values), _CHUNK)]
-
-
-def _rows_by_id(conn: sqlite3.Connection, sql: str, ids: list[str]) -> list[sqlite3.Row]:
-    """`sql` (with one `IN ({})`) for the ids, a chunk at a time."""
-    rows: list[sqlite3.Row] = []
-    for chunk in _chunks(sorted(set(ids))):
-        rows += conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall()
-    return rows

@@ -87,6 +87,7 @@ def retract(tx: Tx, ref: str, reason: str, *, reopen: bool = True) -> tuple[str,
     contradictions.resolve_all_of(tx, fact["id"], "retracted", reason)
     if not reopen:
         return fact["id"], []
+    # the reason names the retraction, never quotes it: forgetting the retracted fact erases its text
     reopened = functional.reopen_closed_by(tx, fact["id"], fact["subject_id"], fact["relation"], fact["valid_from"],
-                                           f"{short(fact['id'])}, which replaced it, was retracted: {reason}")
+                                           f"{short(fact['id'])}, which replaced it, was retracted")
     return fact["id"], reopened

@@ -20,6 +20,20 @@ def default_actor() -> str:
         return "cli:unknown"
 
 
+# ids bound in one `IN (...)` at a time: SQLite builds before 3.32 allow 999 variables in a statement
+IN_CHUNK = 500
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, ids: list[str]) -> list[sqlite3.Row]:
+    """`sql` (with one `IN ({})` and no other parameters) for the ids, a chunk at a time."""
+    ordered = sorted(set(ids))
+    rows: list[sqlite3.Row] = []
+    for start in range(0, len(ordered), IN_CHUNK):
+        chunk = ordered[start:start + IN_CHUNK]
+        rows += conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall()
+    return rows
+
+
 @dataclass
 class Tx:
     """One write in progress: its connection, its record time and who is writing."""

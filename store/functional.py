@@ -111,8 +111,11 @@ def said_end(tx: Tx, fact: sqlite3.Row, successor_began: str | None) -> str | No
     again up to the next standing value). A value closed in the very write that said it never held:
     the end its assertion said (the ledger keeps it); for one copied from another tool's store,
     with no such row, an end at its successor's start came from that successor and is lifted."""
-    held = tx.one("SELECT valid_to FROM fact_versions WHERE fact_id = ? AND status = 'current' "
-                  "ORDER BY version DESC LIMIT 1", (fact["id"],))
+    # since it was last asserted: a fact forgotten and asserted again on purpose starts afresh
+    held = tx.one("""SELECT valid_to FROM fact_versions WHERE fact_id = ? AND status = 'current'
+                       AND version > (SELECT coalesce(max(version), 0) FROM fact_versions
+                                      WHERE fact_id = ? AND status = 'forgotten')
+                     ORDER BY version DESC LIMIT 1""", (fact["id"], fact["id"]))
     if held is not None:
         return held["valid_to"]
     said = tx.one("""SELECT json_extract(l.payload, '$.valid_to') FROM ledger_refs r JOIN ledger l ON l.seq = r.seq

@@ -5,7 +5,7 @@ import json
 import sqlite3
 
 from . import contradictions, entities, functional, search
-from .db import Tx
+from .db import Tx, rows_in
 from .errors import Forgotten, InvalidInput
 from .holdings import Held
 from .ids import fact_id, holding_id, short
@@ -30,9 +30,9 @@ def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
         search.index_entity(tx.conn, keep["id"])
     search.unindex_entity(tx.conn, drop["n"])
     tx.log("merge", "entity", [keep["id"], drop["id"]])
-    marks = ",".join("?" * len(moved))
-    for subject, relation in tx.all(f"SELECT DISTINCT subject_id, relation FROM facts WHERE id IN ({marks}) "
-                                    "ORDER BY subject_id, relation", list(moved.values())):
+    keys = {tuple(row) for row in rows_in(tx.conn, "SELECT DISTINCT subject_id, relation FROM facts WHERE id IN ({})",
+                                          list(moved.values()))}
+    for subject, relation in sorted(keys):
         functional.settle(tx, subject, relation)
     return moved
 
@@ -42,7 +42,7 @@ def move_facts(tx: Tx, keep: sqlite3.Row, drop: sqlite3.Row, facts: list[sqlite3
     copy under the kept entity, its open questions asked there. Returns {old fact id: new fact id}."""
     endpoints = {fact["id"]: _moved_endpoints(fact, drop["id"], keep["id"]) for fact in facts}
     moved = _moved_ids(tx, facts, endpoints)
-    reason = f"merged {drop['name']} into {keep['name']}"
+    reason = f"merged {drop['name']} into {keep['name']}"   # moved_already reads it
     for fact in facts:
         old, new = fact["id"], moved[fact["id"]]
         if tx.one("SELECT 1 FROM tombstones WHERE id = ?", (new,)):
@@ -59,12 +59,12 @@ def _repoint_successors(tx: Tx, moved: dict[str, str]) -> None:
     """Facts that stay where they are and were superseded by a moved fact are superseded by its
     copy: the functional order's chain runs through the values that stand (a value closed by the
     moved fact would otherwise not give way to a value said inside its time)."""
-    marks = ",".join("?" * len(moved))
     # status <> 'current' lets the planner read fact_versions_judged: a scan of every version took
     # 0.5 s at 100,000 entities
-    for row in tx.all(f"""SELECT fact_id, superseded_by, automatic FROM fact_versions
-                          WHERE retired_at IS NULL AND status <> 'current' AND status = 'superseded'
-                            AND superseded_by IN ({marks}) ORDER BY fact_id""", list(moved)):
+    successors = rows_in(tx.conn, """SELECT fact_id, superseded_by, automatic FROM fact_versions
+                                     WHERE retired_at IS NULL AND status <> 'current' AND status = 'superseded'
+                                       AND superseded_by IN ({})""", list(moved))
+    for row in sorted(successors, key=lambda row: row["fact_id"]):
         if row["fact_id"] in moved:   # a moved fact's copy was made superseded by the copy already
             continue
         change_state(tx, row["fact_id"], superseded_by=moved[row["superseded_by"]])
@@ -72,10 +72,19 @@ def _repoint_successors(tx: Tx, moved: dict[str, str]) -> None:
 
 
 def moved_already(tx: Tx, keep_id: str, drop_id: str, facts: list[sqlite3.Row]) -> set[str]:
-    """Those of `facts` (naming `drop_id`) that a merge already carried to `keep_id`: superseded by
-    the fact they become there."""
-    moved = _moved_ids(tx, facts, {f["id"]: _moved_endpoints(f, drop_id, keep_id) for f in facts})
-    return {f["id"] for f in facts if f["status"] == "superseded" and f["superseded_by"] == moved[f["id"]]}
+    """Those of `facts` (naming `drop_id`) that a merge already carried to `keep_id`: superseded, as
+    `move_facts` leaves them, by a fact of the triple they become there. Read from their state, not
+    worked out again: the carrying changed the states the rule read (a retracted fact is carried
+    beside the holdings, and reads as superseded once carried)."""
+    carried = set()
+    for fact in facts:
+        if fact["status"] != "superseded" or fact["automatic"] or not (fact["reason"] or "").startswith("merged "):
+            continue
+        subject, object_ = _moved_endpoints(fact, drop_id, keep_id)
+        if tx.one("SELECT 1 FROM facts WHERE id = ? AND subject_id = ? AND relation = ? AND object_id = ?",
+                  (fact["superseded_by"], subject, fact["relation"], object_)):
+            carried.add(fact["id"])
+    return carried
 
 
 def _moved_ids(tx: Tx, facts: list[sqlite3.Row], endpoints: dict[str, tuple[str, str]]) -> dict[str, str]:
@@ -110,7 +119,8 @@ def _moved_ids(tx: Tx, facts: list[sqlite3.Row], endpoints: dict[str, tuple[str,
                 target = holding_id(*triple, f"{fact['valid_from'] or first}|{fact['id']}")
             new = Held(target, fact["valid_from"], fact["valid_to"], fact["valid_from"] or first, fact["arrival"])
             held[triple].append(new)
-            standing[triple].append(new)
+            if fact["status"] in ("current", "superseded"):
+                standing[triple].append(new)
         moved[fact["id"]] = target
     return moved
 

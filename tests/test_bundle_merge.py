@@ -296,3 +296,32 @@ def test_the_memory_a_merge_leaves_is_sealed_whole_and_round_trips(cli, ann_took
         back = read_bundle(out)
         assert back["facts"] == sealed["facts"], fmt
         assert any("origin" in f for f in back["facts"]) and any("judged_at" in v for f in back["facts"] for v in f["history"])
+
+
+def test_a_retracted_fact_a_teammate_carried_in_a_merge_is_not_carried_again(tmp_path: Path):
+    """Ben retracted carol as svc's owner, then merged carol into alice (the retracted fact is carried
+    beside alice's holding): Ann taking his bundle holds what Ben holds, at every valid time."""
+    from memlens.store.bundle_merge import take_bundle
+
+    clock = StepClock()
+    with Memory(tmp_path / "ben.sqlite", actor="cli:ben", clock=clock) as ben, \
+            Memory(tmp_path / "ann.sqlite", actor="cli:ann", clock=clock) as ann:
+        for memory in (ben, ann):
+            memory.declare_functional("owned_by")
+        ann.remember([FactInput("y", "uses", "z", "Service", "Tool")])
+        [carol] = ben.remember([FactInput("svc", "owned_by", "carol", "Service", "Person", valid_from="2025-01-01")])
+        ben.retract(carol.fact_id, "wrong")
+        ben.remember([FactInput("svc", "owned_by", "alice", None, "Person", valid_from="2025-03-01")])
+        ben.merge("alice", "carol")
+        bundle = ben.sealed_snapshot()
+        done, _ = take_bundle(ann, bundle, bundle=bundle["seal"]["content"])
+
+        def owners(memory: Memory, day: str | None = None) -> list[tuple[str, str, str | None]]:
+            return sorted((f["object_name"], f["status"], f["valid_from"]) for f in memory.facts(include_all=True)
+                          if f["relation"] == "owned_by" and (day is None or f in memory.facts(as_of_valid=day)))
+
+        assert done.get("facts_carried", 0) == 0
+        assert owners(ann) == owners(ben) and ("alice", "current", "2025-03-01") in owners(ben)
+        for day in ("2025-02-01", "2025-04-01"):
+            assert [f["object_name"] for f in ann.facts(as_of_valid=day) if f["relation"] == "owned_by"] == \
+                [f["object_name"] for f in ben.facts(as_of_valid=day) if f["relation"] == "owned_by"]

@@ -167,3 +167,33 @@ def test_judgements_refuse_nonsense(memory):
     with pytest.raises(InvalidInput):
         memory.contest(a, b, "why", 1.5)
     assert {status(memory, a), status(memory, b)} == {"current"}
+
+
+def test_a_reopened_value_names_the_retraction_without_quoting_it_so_forgetting_erases_it(memory):
+    memory.declare_functional("owned_by")
+    [alice] = memory.remember([FactInput("svc", "owned_by", "alice", "Service", "Person", valid_from="2025-01-01")])
+    [bob] = memory.remember([FactInput("svc", "owned_by", "bob", None, "Person", valid_from="2025-06-01")])
+    memory.retract(bob.fact_id, "pasted by mistake with secret-token-123")
+    assert memory.fact(alice.fact_id)["status"] == "current"
+    assert memory.fact(alice.fact_id)["reason"] == f"{bob.fact_id[:8]}, which replaced it, was retracted"
+
+    memory.forget_fact(bob.fact_id)
+
+    quoting = memory.conn.execute("SELECT count(*) FROM fact_versions WHERE reason LIKE '%secret-token%'").fetchone()[0]
+    assert quoting == 0 and memory.fact(alice.fact_id)["status"] == "current"
+
+
+def test_a_value_forgotten_and_said_again_reopens_with_the_end_said_the_second_time(memory):
+    memory.declare_functional("owned_by")
+    [first] = memory.remember([FactInput("svc", "owned_by", "alice", "Service", "Person", valid_from="2025-01-01",
+                                         valid_to="2025-09-01")])
+    memory.forget_fact(first.fact_id)
+    again, bob = memory.remember([FactInput("svc", "owned_by", "alice", "Service", "Person", valid_from="2025-01-01"),
+                                  FactInput("svc", "owned_by", "bob", None, "Person", valid_from="2025-06-01")],
+                                 override_forgotten=True)
+    assert again.fact_id == first.fact_id and memory.fact(again.fact_id)["valid_to"] == "2025-06-01"
+
+    memory.retract(bob.fact_id, "wrong")
+
+    assert (memory.fact(again.fact_id)["status"], memory.fact(again.fact_id)["valid_to"]) == ("current", None)
+

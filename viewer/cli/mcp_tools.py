@@ -341,8 +341,9 @@ class MemoryTools:
         """Withdraw a fact that was never true. Unlike `forget`, it stays in the history as retracted.
 
         Call it when you or the user find that a stored fact was a mistake; when it was true once
-        and changed, use `supersede` instead. A value of a one-value relation (owned_by) that the
-        retracted one had replaced is reopened: it holds again in its place in time.
+        and changed, use `supersede` instead. On a relation declared functional (one value at a
+        time), a value the retracted one had replaced by that order is reopened: it holds again in
+        its place in time; a value a judgement superseded stays as judged.
 
         Example: {"fact": "1a2b3c4d", "reason": "we never used Kafka"}
         Answer: {"retracted": "<id>", "reopened": ["<ids of the values it had replaced>"]}

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import corrections, functional, ontology, search
-from ...db import Tx
+from ...db import Tx, rows_in
 from ...errors import Conflict
 from ...ids import normalize_name
 from ...observations import OBSERVATION_TYPE
@@ -231,20 +231,23 @@ class _Changes:
         """What the file no longer says is retracted; a value of a relation that holds one (owned_by,
         status, ...) that the file replaced by another is superseded by it instead."""
         reason = f"gone from {self.memory.path.name} ({self.memory.digest[:23]})"
+        vanished = sorted(fid for fid, held in self.facts.items()
+                          if held.actor == ACTOR and held.status == "current" and fid not in self.stated.links)
         # as this import left them: a declared functional relation's order may have replaced some
-        status_now = dict(self.tx.all("SELECT fact_id, status FROM fact_versions WHERE retired_at IS NULL"))
-        for fid, held in sorted(self.facts.items()):
-            if held.actor == ACTOR and held.status == "current" and fid not in self.stated.links:
-                if status_now[fid] == "superseded":
-                    self.counts["superseded"] += 1   # by the order, with the value the file put in its place
-                    continue
-                replaced_by = self.asserted.get((held.subject, held.relation), [])
-                if len(replaced_by) == 1 and (ontology.sounds_single_valued(held.relation)
-                                              or functional.is_functional(self.tx.conn, held.relation)):
-                    corrections.supersede(self.tx, fid, replaced_by[0],
-                                          f"replaced in {self.memory.path.name} ({self.memory.digest[:23]})")
-                    self.counts["superseded"] += 1
-                    continue
-                # gone from the file is no longer said, not wrong: what it replaced stays replaced
-                corrections.retract(self.tx, fid, reason, reopen=False)
-                self.counts["retracted"] += 1
+        status_now = dict(rows_in(self.tx.conn, "SELECT fact_id, status FROM fact_versions "
+                                                "WHERE retired_at IS NULL AND fact_id IN ({})", vanished))
+        for fid in vanished:
+            held = self.facts[fid]
+            if status_now[fid] == "superseded":
+                self.counts["superseded"] += 1   # by the order, with the value the file put in its place
+                continue
+            replaced_by = self.asserted.get((held.subject, held.relation), [])
+            if len(replaced_by) == 1 and (ontology.sounds_single_valued(held.relation)
+                                          or functional.is_functional(self.tx.conn, held.relation)):
+                corrections.supersede(self.tx, fid, replaced_by[0],
+                                      f"replaced in {self.memory.path.name} ({self.memory.digest[:23]})")
+                self.counts["superseded"] += 1
+                continue
+            # gone from the file is no longer said, not wrong: what it replaced stays replaced
+            corrections.retract(self.tx, fid, reason, reopen=False)
+            self.counts["retracted"] += 1
