@@ -76,6 +76,30 @@ def settle(tx: Tx, subject_id: str, relation: str) -> list[str]:
     return superseded
 
 
+def rechain(tx: Tx, subject_id: str, relation: str) -> list[str]:
+    """`settle` for a key two histories became (a merge of two subjects, or values carried into
+    it): every value that stands in the order, up to the latest current one, is closed by the
+    very next one, where that one begins or sooner, so no two hold at once. A key that was one
+    chain already is left as it is. Returns the ids it closed or re-pointed."""
+    if not is_functional(tx.conn, relation):
+        return []
+    standing = [v for v in _values(tx.conn, subject_id, relation) if v["status"] == "current" or v["automatic"]]
+    last = max((i for i, v in enumerate(standing) if v["status"] == "current"), default=None)
+    if last is None:
+        return []
+    changed = []
+    for value, successor in zip(standing[:last], standing[1:last + 1]):
+        valid_to = ends_by(value["valid_to"], successor["valid_from"])
+        if (value["status"], value["superseded_by"], value["valid_to"]) == ("superseded", successor["id"], valid_to):
+            continue
+        change_state(tx, value["id"], status="superseded", superseded_by=successor["id"], reason=AUTO_REASON,
+                     automatic=1, valid_to=valid_to)
+        tx.log("supersede", "fact", [value["id"], successor["id"]], automatic=True)
+        contradictions.resolve_all_of(tx, value["id"], "superseded", AUTO_REASON)
+        changed.append(value["id"])
+    return changed
+
+
 def ends_by(valid_to: str | None, next_starts: str | None) -> str | None:
     """Where a value closed by the order ends: where the next value begins, or sooner if it was
     said to end sooner. A later end said of it gives way, so the key's intervals never overlap."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 # A fixed namespace so ids agree across machines and versions.
 NAMESPACE = uuid.UUID("6f1c2a4e-9b7d-5e3a-8c41-2d0f6b9e7a15")
@@ -42,6 +42,15 @@ def holding_id(subject_id: str, relation: str, object_id: str, valid_from: str) 
     """A value that holds again after it ended (owned_by alice, then bob, then alice again): a fact
     of its own, named by its triple and the day the new holding starts (store/holdings.py)."""
     return uuid5(f"fact:{subject_id}|{relation}|{object_id}|{valid_from}")
+
+
+def new_holding_id(subject_id: str, relation: str, object_id: str, valid_from: str, taken: Collection[str]) -> str:
+    """`holding_id`, unless a holding of the triple already has that id (a holding keeps the id it
+    was named by when a later statement moves its start): then the first free of start#2, #3, ..."""
+    fid, n = holding_id(subject_id, relation, object_id, valid_from), 2
+    while fid in taken:
+        fid, n = holding_id(subject_id, relation, object_id, f"{valid_from}#{n}"), n + 1
+    return fid
 
 
 def derived_id(*parts: str) -> str:

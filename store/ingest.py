@@ -24,7 +24,7 @@ from .errors import Ambiguous, Forgotten, InvalidInput, UnknownType
 from .facts import FactInput, Outcome, validate
 from .functional import KeyHistory, Value
 from .holdings import Held, holding_of
-from .ids import entity_id, fact_id, holding_id, normalize_name, short
+from .ids import entity_id, fact_id, new_holding_id, normalize_name, short
 from .ontology import relation_name
 from .resolve import Candidate, KeptNames, Names, choose
 from .schema import AUTO_REASON
@@ -252,7 +252,8 @@ class _Batch:
         if held is not None:
             return self._reassert(self.facts[held], item)
         if holdings:  # the value holds again after every earlier holding ended: a fact of its own
-            fid = holding_id(subject.id, item.relation, object_.id, item.valid_from)  # type: ignore[arg-type]
+            fid = new_holding_id(subject.id, item.relation, object_.id, item.valid_from,  # type: ignore[arg-type]
+                                 {fact.id for fact in holdings})
             self._refuse_forgotten(fid, item)
         seq = self._log("assert", "fact", [fid, subject.id, object_.id], valid_from=item.valid_from,
                         valid_to=item.valid_to, override=self.override or None)

@@ -8,7 +8,7 @@ from . import contradictions, entities, functional, search
 from .db import Tx, rows_in
 from .errors import Forgotten, InvalidInput
 from .holdings import Held
-from .ids import fact_id, holding_id, short
+from .ids import fact_id, new_holding_id, short
 from .versions import FACT_WITH_STATE, STATE_COLUMNS, change_state, insert_version, open_state
 
 
@@ -30,10 +30,10 @@ def merge(tx: Tx, keep_ref: str, drop_ref: str) -> dict[str, str]:
         search.index_entity(tx.conn, keep["id"])
     search.unindex_entity(tx.conn, drop["n"])
     tx.log("merge", "entity", [keep["id"], drop["id"]])
-    keys = {tuple(row) for row in rows_in(tx.conn, "SELECT DISTINCT subject_id, relation FROM facts WHERE id IN ({})",
-                                          list(moved.values()))}
-    for subject, relation in sorted(keys):
-        functional.settle(tx, subject, relation)
+    # the dropped entity's own keys joined the kept one's: two histories became one (a key whose
+    # object was merged is one history still, its values carried as they were)
+    for relation in sorted({f["relation"] for f in facts if f["subject_id"] == drop["id"]}):
+        functional.rechain(tx, keep["id"], relation)
     return moved
 
 
@@ -107,16 +107,16 @@ def _moved_ids(tx: Tx, facts: list[sqlite3.Row], endpoints: dict[str, tuple[str,
             held[triple] = [Held(row["id"], row["valid_from"], row["valid_to"], row["valid_from"] or row["first"],
                                  row["arrival"]) for row in rows]
             standing[triple] = [h for h, row in zip(held[triple], rows) if row["status"] in ("current", "superseded")]
-        # a retracted fact is no statement of the value: carried beside the holdings, never into one
-        target = _twin(standing[triple], fact["valid_from"], fact["valid_to"]) \
-            if fact["status"] in ("current", "superseded") else None
+        # A retracted fact is no statement of the value: carried beside the holdings, never into one.
+        # Nor is a value of a functional relation: each keeps its own time and place in the order
+        # (folded into a holding of the kept name, its chain ran through that holding's place).
+        joins = fact["status"] in ("current", "superseded") and not functional.is_functional(tx.conn, triple[1])
+        target = _twin(standing[triple], fact["valid_from"], fact["valid_to"]) if joins else None
         if target is None:
             first = tx.one("SELECT recorded_at FROM fact_versions WHERE fact_id = ? ORDER BY version LIMIT 1",
                            (fact["id"],))[0]
             taken = {h.id for h in held[triple]}
-            target = holding_id(*triple, fact["valid_from"] or first) if taken else fact_id(*triple)
-            if target in taken:   # a retracted holding from that day: this one is beside it
-                target = holding_id(*triple, f"{fact['valid_from'] or first}|{fact['id']}")
+            target = new_holding_id(*triple, fact["valid_from"] or first, taken) if taken else fact_id(*triple)
             new = Held(target, fact["valid_from"], fact["valid_to"], fact["valid_from"] or first, fact["arrival"])
             held[triple].append(new)
             if fact["status"] in ("current", "superseded"):

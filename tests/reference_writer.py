@@ -11,7 +11,7 @@ from memlens.store.db import Tx
 from memlens.store.errors import Forgotten, InvalidInput
 from memlens.store.facts import FactInput, Outcome, validate
 from memlens.store.holdings import Held, OthersHeld, holding_of
-from memlens.store.ids import entity_id, fact_id, holding_id, normalize_name, short
+from memlens.store.ids import entity_id, fact_id, new_holding_id, normalize_name, short
 from memlens.store.ontology import resolve_type
 from memlens.store.resolve import resolve
 from memlens.store.versions import FACT_WITH_STATE, change_state, insert_version
@@ -36,7 +36,8 @@ def assert_fact(tx: Tx, item: FactInput, *, override_forgotten: bool = False, ne
     if held is not None:
         return _reassert(tx, next(row for row in holdings if row["id"] == held), item)
     if holdings:  # the value holds again after every earlier holding ended: a fact of its own
-        fid = holding_id(subject_id, item.relation, object_id, item.valid_from)  # type: ignore[arg-type]
+        fid = new_holding_id(subject_id, item.relation, object_id, item.valid_from,  # type: ignore[arg-type]
+                             {row["id"] for row in holdings})
         _refuse_forgotten(tx, fid, item, override_forgotten)
     seq = tx.log("assert", "fact", [fid, subject_id, object_id], valid_from=item.valid_from,
                  valid_to=item.valid_to, override=override_forgotten or None)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from memlens.store.errors import MemlensError
 from memlens.store.facts import FactInput
-from memlens.store.ids import entity_id, fact_id, holding_id
+from memlens.store.ids import entity_id, fact_id, new_holding_id
 from memlens.store.memory import Memory
 from memlens.store.timefmt import record_time
 
@@ -117,7 +117,7 @@ class Key:
                 self.settle()
             return target.id
         triple = (SUBJECT, "owned_by", entity_id(value))
-        new_id = holding_id(*triple, valid_from) if same else fact_id(*triple)  # type: ignore[arg-type]
+        new_id = new_holding_id(*triple, valid_from, {h.id for h in same}) if same else fact_id(*triple)  # type: ignore[arg-type]
         self.arrivals += 1
         self.holdings.append(Holding(new_id, value, valid_from, valid_to, at, self.arrivals, said_to=valid_to))
         self.settle()
@@ -272,6 +272,8 @@ def run(memory: Memory, key: Key, clock: SetClock, op: tuple) -> bool:
 @example(ops=[("say", 2, 0, 1), ("say", 2, 1, None), ("say", 0, 1, None), ("say", 2, 1, None)])
 # a value whose successor is retracted reopened: a value said from its day then closes it
 @example(ops=[("say", 1, 0, 1), ("say", 1, 1, None), ("retract", 1), ("say", 0, 0, None)])
+# a value said from the day a holding of it was named by, after that holding's start moved (its id)
+@example(ops=[("say", 1, 0, 1), ("say", 1, 1, None), ("say", 1, 2, None), ("say", 0, 0, None), ("say", 1, 1, None)])
 # two values from the same day: the one that came first ends where the later one begins
 @example(ops=[("say", 0, 1, None), ("say", 0, 0, 1), ("say", 1, 0, None)])
 def test_every_as_of_answer_agrees_with_the_plain_model(tmp_path_factory, ops):
@@ -375,3 +377,41 @@ def test_retracting_a_value_and_restoring_it_changes_no_answer(tmp_path_factory,
         clock.now += WRITE_STEP
         memory.restore(target, "right after all")
         assert answers() == before
+
+
+@SETTINGS
+@given(says=st.lists(st.tuples(st.sampled_from(["billing", "payments"]), st.integers(0, 2), st.integers(0, 23),
+                               st.one_of(st.none(), st.integers(1, 8))), min_size=1, max_size=10))
+# a carried holding of alice widened over bob's time (two owners at once)
+@example(says=[("billing", 0, 0, None), ("billing", 1, 5, None), ("payments", 0, 2, None), ("payments", 2, 8, None)])
+# and one whose chain ran through a holding that began before it
+@example(says=[("billing", 0, 0, None), ("payments", 0, 1, None), ("payments", 1, 0, None)])
+def test_merging_two_subjects_leaves_one_owner_at_a_time_and_no_time_without_one(tmp_path_factory, says):
+    """payments was billing under another name: after the merge billing has one owner at a time (two
+    histories became one: the order closes each value where the next begins), and a present owner
+    where a store told everything of billing, in the same order, has one."""
+    def told(path, merged: bool) -> Memory:
+        clock = SetClock()
+        memory = Memory(path, actor="test:oracle", clock=clock)
+        memory.declare_functional("owned_by")
+        for subject, value, start, length in says:
+            clock.now += WRITE_STEP
+            memory.remember([FactInput(subject if merged else "billing", "owned_by", VALUES[value], "Service",
+                                       "Person", valid_from=month(start),
+                                       valid_to=None if length is None else month(start + length))])
+        if merged:
+            clock.now += WRITE_STEP
+            memory.merge("billing", "payments")
+        return memory
+
+    def owners(memory: Memory, valid: str | None) -> list[str]:
+        return sorted(f["object_name"] for f in memory.facts(as_of_valid=valid)
+                      if f["relation"] == "owned_by" and f["subject_name"] == "billing")
+
+    if not {"billing", "payments"} <= {subject for subject, *_ in says}:
+        return
+    directory = tmp_path_factory.mktemp("subjects")
+    with told(directory / "merged.sqlite", True) as merged, told(directory / "one.sqlite", False) as one:
+        for valid in [None, *(month(m) for m in range(0, 34))]:
+            assert len(owners(merged, valid)) <= 1, valid
+        assert bool(owners(merged, None)) == bool(owners(one, None))   # a present owner if either side had one
