@@ -156,10 +156,10 @@ def _moved_endpoints(fact: sqlite3.Row, drop_id: str, keep_id: str) -> tuple[str
 def _copy_into(
     tx: Tx, fact: sqlite3.Row, new_id: str, endpoints: tuple[str, str], moved: dict[str, str]
 ) -> dict:
-    """The fact under its new triple, keeping its state. An existing twin gains its evidence and
-    the fact's time (what the merged-away name held, the kept name held); if the fact was current
-    and the twin not, the twin is the present value now (merging a typo that replaced the right
-    name must not leave the key without one)."""
+    """The fact under its new triple, keeping its state. An existing twin (of a relation that may
+    hold several values: `_moved_ids`) gains its evidence and the fact's time (what the
+    merged-away name held, the kept name held); if the fact was current and the twin not, the twin
+    is current now (`uses py-tz`, current, merged into a superseded `uses pytz`: pytz is used)."""
     existing = tx.one("SELECT evidence FROM facts WHERE id = ?", (new_id,))
     if existing is not None:
         evidence = json.loads(existing["evidence"])
