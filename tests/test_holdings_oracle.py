@@ -386,7 +386,7 @@ def test_retracting_a_value_and_restoring_it_changes_no_answer(tmp_path_factory,
 @example(says=[("billing", 0, 0, None), ("billing", 1, 5, None), ("payments", 0, 2, None), ("payments", 2, 8, None)])
 # and one whose chain ran through a holding that began before it
 @example(says=[("billing", 0, 0, None), ("payments", 0, 1, None), ("payments", 1, 0, None)])
-def test_merging_two_subjects_leaves_one_owner_at_a_time_and_no_time_without_one(tmp_path_factory, says):
+def test_merging_two_subjects_leaves_one_owner_at_a_time_and_a_present_one_where_one_subject_has_one(tmp_path_factory, says):
     """payments was billing under another name: after the merge billing has one owner at a time (two
     histories became one: the order closes each value where the next begins), and a present owner
     where a store told everything of billing, in the same order, has one."""
