@@ -20,7 +20,8 @@ def default_actor() -> str:
         return "cli:unknown"
 
 
-# ids bound in one `IN (...)` at a time: SQLite builds before 3.32 allow 999 variables in a statement
+# Ids bound in one `IN (...)` at a time. SQLite's bound on one statement's parameters is 32,766;
+# a few hundred per IN list is plenty.
 IN_CHUNK = 500
 
 

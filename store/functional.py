@@ -77,10 +77,10 @@ def settle(tx: Tx, subject_id: str, relation: str) -> list[str]:
 
 
 def rechain(tx: Tx, subject_id: str, relation: str) -> list[str]:
-    """`settle` for a key two histories became (a merge of two subjects, or values carried into
-    it): every value that stands in the order, up to the latest current one, is closed by the
-    very next one, where that one begins or sooner, so no two hold at once. A key that was one
-    chain already is left as it is. Returns the ids it closed or re-pointed."""
+    """`settle` for a key two histories became (a merge of two subjects): every value that stands in
+    the order, up to the latest current one, is closed by the very next one, where that one begins
+    or sooner, so no two hold at once. A key that was one chain already is left as it is. Returns
+    the ids it closed or re-pointed."""
     if not is_functional(tx.conn, relation):
         return []
     standing = [v for v in _values(tx.conn, subject_id, relation) if v["status"] == "current" or v["automatic"]]
@@ -185,6 +185,11 @@ class Value:
     @property
     def place(self) -> tuple[str, int, str]:
         return (self.starts, self.arrival, self.id)
+
+    @property
+    def stands(self) -> bool:
+        """In the order: current, or closed by the order itself (not by a judgement)."""
+        return self.status == "current" or (self.status == "superseded" and bool(self.automatic))
 
 
 @dataclass(frozen=True)
@@ -293,8 +298,7 @@ class KeyHistory:
         if self.stored is not None:
             self._take(self.stored.all())
             self.stored = None
-        return any(value.id not in besides and (value.status == "current"
-                                                or (value.status == "superseded" and value.automatic))
+        return any(value.id not in besides and value.stands
                    and (value.valid_from is None or value.valid_from < end)
                    and (value.valid_to is None or value.valid_to > start) for value in self.values.values())
 
@@ -350,7 +354,7 @@ class KeyHistory:
     def _next_held(self, place: tuple[str, int, str]) -> Value | None:
         for index in range(bisect_left(self.order, place) + 1, len(self.order)):
             later = self.values[self.order[index][2]]
-            if later.status == "current" or later.automatic:
+            if later.stands:
                 return later
         return None
 

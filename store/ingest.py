@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ledger
-from .db import Tx
+from .db import IN_CHUNK, Tx, rows_in
 from .entities import check_new
 from .errors import Ambiguous, Forgotten, InvalidInput, UnknownType
 from .facts import FactInput, Outcome, validate
@@ -31,8 +31,6 @@ from .schema import AUTO_REASON
 from .search import entity_about, fact_text
 from .versions import FACT_WITH_STATE, STATE_COLUMNS
 
-# SQLite's bound on one statement's parameters is 32,766; a few hundred per IN list is plenty.
-_CHUNK = 500
 # SQLite's lower() folds ASCII letters only: types match as it does.
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _SHORT_ID = re.compile(r"[0-9a-f]{8}[0-9a-f-]{0,28}")
@@ -57,8 +55,8 @@ def remember(tx: Tx, items: Iterable[FactInput], *, override_forgotten: bool = F
 
 
 def _chunks(values: list[Any]) -> Iterator[list[Any]]:
-    for start in range(0, len(values), _CHUNK):
-        yield values[start:start + _CHUNK]
+    for start in range(0, len(values), IN_CHUNK):
+        yield values[start:start + IN_CHUNK]
 
 
 @dataclass
@@ -175,10 +173,8 @@ class _Batch:
         return self.fact_ids[triple]
 
     def _read_entities(self, column: str, values: list[str]) -> None:
-        for chunk in _chunks(values):
-            for row in self.conn.execute(
-                    f"SELECT * FROM entities WHERE {column} IN ({','.join('?' * len(chunk))})", chunk):
-                self._keep_entity(row)
+        for row in rows_in(self.conn, f"SELECT * FROM entities WHERE {column} IN ({{}})", values):
+            self._keep_entity(row)
 
     def _keep_entity(self, row: sqlite3.Row) -> None:
         if row["id"] not in self.entities:
@@ -198,9 +194,7 @@ class _Batch:
 
     def _read_tombstones(self, ids: list[str]) -> None:
         self.tombstones_read.update(ids)
-        for chunk in _chunks(ids):
-            self.tombstones.update(r[0] for r in self.conn.execute(
-                f"SELECT id FROM tombstones WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        self.tombstones.update(r[0] for r in rows_in(self.conn, "SELECT id FROM tombstones WHERE id IN ({})", ids))
 
     def _stored(self, name: str) -> _Entity | None:
         """The stored entity a name finds exactly or by its key, if one (read-ahead only: no prefixes,
